@@ -1,0 +1,184 @@
+"""Command-line interface: ``infersim {presets,simulate,explore,codesign,ui}`` (``--json`` on each).
+
+Bad input prints one line ``error: ...`` to stderr and exits with status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable
+
+from rich.console import Console
+from rich.table import Table
+
+from .errors import InferSimError
+from .hardware_presets import DEFAULT_HW, HW_PRESETS, get_hardware
+from .model import ModelSpec
+from .model_presets import DEFAULT_MODEL, PRESETS, get_model
+from .parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
+                       TP_PLACEMENTS, Parallelism)
+from .workload import MODES, Workload
+
+console = Console()
+COMMANDS: dict[str, Callable] = {}
+
+
+def command(fn: Callable) -> Callable:
+    COMMANDS[fn.__name__.removeprefix("cmd_")] = fn
+    return fn
+
+
+# ----- formatting helpers ---------------------------------------------------------------------
+def fmt_ns(ns: float) -> str:
+    if ns >= 1e9:
+        return f"{ns / 1e9:.3f} s"
+    if ns >= 1e6:
+        return f"{ns / 1e6:.3f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.2f} us"
+    return f"{ns:.0f} ns"
+
+
+def fmt_gb(nbytes: float) -> str:
+    return f"{nbytes / 1e9:.2f} GB"
+
+
+def emit_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+
+
+# ----- shared arguments -----------------------------------------------------------------------
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default=DEFAULT_MODEL, help=f"model preset (default {DEFAULT_MODEL!r})")
+    p.add_argument("--config", help="HuggingFace config.json to load instead of a preset")
+    p.add_argument("--weight-dtype", help="override the weight dtype (bf16, fp8, int8, int4)")
+    p.add_argument("--kv-dtype", help="override the KV-cache dtype")
+    p.add_argument("--act-dtype", help="override the activation dtype")
+
+
+def add_workload_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", default="decode", help=f"one of {', '.join(MODES)}")
+    p.add_argument("--s-kv", type=int, default=131072, help="context length (tokens)")
+    p.add_argument("--s-q", type=int, default=None, help="prefill: new tokens (default s_kv)")
+    p.add_argument("--batch", type=int, default=1)
+
+
+def add_hw_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--hw", default=DEFAULT_HW, help=f"hardware preset (default {DEFAULT_HW!r})")
+
+
+def load_model(args) -> ModelSpec:
+    model = ModelSpec.from_hf_config(args.config) if args.config else get_model(args.model)
+    if args.weight_dtype or args.kv_dtype or args.act_dtype:
+        model = model.with_dtypes(args.weight_dtype, args.act_dtype, args.kv_dtype)
+    return model
+
+
+def load_workload(args) -> Workload:
+    return Workload(mode=args.mode, s_kv=args.s_kv, batch=args.batch, s_q=args.s_q)
+
+
+# ----- commands -------------------------------------------------------------------------------
+@command
+def cmd_presets(args) -> int:
+    models = {n: {"params": p.model.param_count(), "published_params": p.published_params,
+                  "source": p.source} for n, p in PRESETS.items()}
+    hws = {n: {**h.knobs(), "n_pes": h.n_pes, "source": h.source} for n, h in HW_PRESETS.items()}
+    if args.json:
+        emit_json({"models": models, "hardware": hws})
+        return 0
+    t = Table(title="Model presets")
+    for col in ("name", "params", "layers", "hidden", "heads/kv", "ffn", "vocab"):
+        t.add_column(col)
+    for n, p in PRESETS.items():
+        m = p.model
+        t.add_row(n, f"{m.param_count() / 1e9:.2f} B", str(m.n_layers), str(m.hidden),
+                  f"{m.n_heads}/{m.n_kv_heads}", str(m.ffn_hidden or m.moe_ffn_hidden), str(m.vocab))
+    console.print(t)
+    t = Table(title="Hardware presets")
+    for col in ("name", "PEs", "HBM GB", "HBM GB/s", "TFLOPS", "intra/inter/SiP GB/s"):
+        t.add_column(col)
+    for n, h in HW_PRESETS.items():
+        t.add_row(n, f"{h.n_pes} ({h.pes_per_cube}x{h.cubes_per_sip}x{h.n_sips})", f"{h.pe_hbm_gb:g}",
+                  f"{h.bw_hbm_gbs:g}", f"{h.peak_tflops_f16:g}",
+                  f"{h.bw_intra_gbs:g}/{h.bw_inter_gbs:g}/{h.bw_intersip_gbs:g}")
+    console.print(t)
+    return 0
+
+
+@command
+def cmd_simulate(args) -> int:
+    from .simulate import simulate
+
+    model, hw, wl = load_model(args), get_hardware(args.hw), load_workload(args)
+    par = Parallelism(tp=args.tp, pp=args.pp, dp=args.dp, cp=args.cp, ep=args.ep,
+                      kv_shard_mode=args.kv_shard_mode, ffn_shard_scope=args.ffn_shard_scope,
+                      tp_placement=args.tp_placement, cp_placement=args.cp_placement,
+                      cp_ring_variant=args.cp_ring_variant)
+    r = simulate(model, hw, par, wl)
+    if args.json:
+        emit_json(r.to_dict())
+        return 0
+    console.print(f"[bold]{model.name}[/] on [bold]{hw.name}[/], {r.par.describe()}, "
+                  f"{wl.mode} s_kv={wl.s_kv} batch={wl.batch}")
+    t = Table(title=f"Latency {fmt_ns(r.total_latency_ns)} ({r.bound}-bound, {r.pes_used} PEs)")
+    t.add_column("component")
+    t.add_column("time", justify="right")
+    t.add_column("share", justify="right")
+    for name, v in sorted(r.breakdown_ns.items(), key=lambda kv: -kv[1]):
+        if v > 0:
+            t.add_row(name, fmt_ns(v), f"{100 * v / r.total_latency_ns:.1f}%")
+    console.print(t)
+    verdict = "[green]fits[/]" if r.fits else "[red]does NOT fit[/]"
+    parts = ", ".join(f"{k} {fmt_gb(v)}" for k, v in r.mem_breakdown_bytes.items())
+    console.print(f"Memory per PE {fmt_gb(r.mem_per_pe_bytes)} of {fmt_gb(r.mem_capacity_bytes)} usable "
+                  f"({parts}): {verdict}")
+    console.print(f"Throughput {r.tokens_per_s:,.1f} tokens/s ({r.tokens_per_s_per_pe:,.2f} per PE)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="infersim", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("presets", help="list model and hardware presets")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("simulate", help="latency and memory of one configuration")
+    add_model_args(p)
+    add_hw_args(p)
+    add_workload_args(p)
+    for k in ("tp", "pp", "dp", "cp", "ep"):
+        p.add_argument(f"--{k}", type=int, default=1)
+    p.add_argument("--kv-shard-mode", default="head", help=f"one of {', '.join(KV_SHARD_MODES)}")
+    p.add_argument("--ffn-shard-scope", default="TP", help=f"one of {', '.join(FFN_SHARD_SCOPES)}")
+    p.add_argument("--tp-placement", default="cube", help=f"one of {', '.join(TP_PLACEMENTS)}")
+    p.add_argument("--cp-placement", default="pe", help=f"one of {', '.join(CP_PLACEMENTS)}")
+    p.add_argument("--cp-ring-variant", default=None,
+                   help=f"one of {', '.join(CP_RING_VARIANTS)} (default: qoml in decode, kv in prefill)")
+    p.add_argument("--json", action="store_true")
+
+    for extra in EXTRA_PARSERS:
+        extra(sub)
+    return ap
+
+
+EXTRA_PARSERS: list[Callable] = []
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except InferSimError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,309 @@
+"""The cost model: one vectorized implementation, evaluated over arrays of configurations.
+
+Two stages, so that a co-design sweep pays for the configuration-dependent work once:
+
+1. :func:`prepare` (model, hardware topology, configs, workload → :class:`Terms`): per PE and per
+   operator the flops and bytes (already divided by the size-dependent efficiency), the per-level
+   bytes and hops of every collective, the memory per PE. Nothing here depends on the six
+   co-design knobs.
+2. :func:`evaluate` (terms, knobs → latencies): the knobs (HBM capacity and bandwidth, peak
+   FLOPs, the three link bandwidths) enter as scalars or as ``(H, 1)`` arrays that broadcast
+   against the ``N`` configs, giving ``(H, N)`` results for H hardware candidates at once.
+
+``simulate()`` is this code on arrays of length one.
+
+Per layer and per PE (b = sequences per DP replica, T new tokens per sequence, ctx = s_kv,
+tokens per PE t = b·T/cp in prefill, b·T in decode where CP ranks share the new token):
+
+======================  ====================================================================
+QKV projection          weights h·(n_q·d/tp + 2·d·kv_heads_pe), flops 2·t·h·cols
+attention core          flops 4·b·pairs·q_heads_pe·d / (seq_split·cp), bytes KV read of
+                        ctx/(seq_split·cp) tokens (pass-KV: ctx/seq_split, every chunk visits)
+O projection            weights n_q·d/tp·h; all-reduce of t·h over TP
+FFN up/gate, down       weights m·h·f/g (g = tp, or tp·cp for scope TP+CP); all-reduce over g
+norms + residuals       10·t·h activation bytes (two norms, two residual adds)
+LM head (last stage)    weights V·h/tp for the last token of each sequence; logits all-gather
+PP                      (pp−1) p2p sends of t·h activations
+CP ring (pass-KV)       (cp−1) steps, each max(block attention, send of a local KV chunk)
+CP ring (pass-Q)        prefill: (cp−1) steps sending Q chunks, then an all-to-all of O, m, l;
+                        decode: the query is already on every CP rank, so only an all-gather
+                        of the partial O, m, l
+======================  ====================================================================
+
+Each operator costs ``max(flops/(peak·eff_c), bytes/(bw·eff_m)) + kernels·overhead``; operators
+whose compute term dominates count as "compute", the others as "hbm" in the breakdown.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import collectives as coll
+from .hardware import KNOBS, HardwareSpec
+from .model import DTYPE_BYTES, ModelSpec
+from .parallel import ParArrays, group_levels, mesh_strides
+from .workload import Workload
+
+# Flash-attention query tile: KV blocks are re-read once per tile of queries in prefill.
+Q_TILE = 128
+# Softmax statistics m and l carried with each partial output row (fp32 each).
+ML_BYTES = 8.0
+
+COMM_COMPONENTS = ("tp_allreduce", "ffn_allreduce", "kv_seq_combine", "cp_combine",
+                   "ep_alltoall", "pp_p2p", "lm_head_gather")
+COMPONENTS = ("compute", "hbm", "overhead") + COMM_COMPONENTS + ("cp_ring",)
+
+
+def _rate(dtype: str, hw: HardwareSpec) -> float:
+    """Tensor throughput multiplier of the GEMM input dtype relative to fp16/bf16."""
+    return {"fp8": hw.fp8_speedup, "int8": hw.int8_speedup, "fp32": 0.5}.get(dtype, 1.0)
+
+
+@dataclass
+class Op:
+    """One operator: efficiency-scaled flops ``f`` and bytes ``m`` per PE per occurrence,
+    ``mult`` occurrences per step, ``kernels`` launches per occurrence."""
+
+    name: str
+    f: np.ndarray
+    m: np.ndarray
+    mult: float
+    kernels: int
+    flops: np.ndarray       # raw, for the physical-floor check and reports
+    nbytes: np.ndarray
+
+
+@dataclass
+class Terms:
+    """Everything about N configs that does not depend on the six hardware knobs."""
+
+    hw: HardwareSpec
+    par: ParArrays
+    ops: list[Op]
+    attn_index: int
+    comms: dict[str, coll.Comm]
+    comm_total: coll.Comm
+    ring_step: coll.Comm          # per ring step, per layer
+    ring_mult: np.ndarray         # (cp - 1) · layers
+    cp: np.ndarray
+    overhead_ns: np.ndarray
+    mem_bytes: np.ndarray
+    mem_parts: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.par)
+
+
+def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) -> Terms:
+    """Stage 1: hardware-knob-independent flops, bytes, collective terms and memory per PE."""
+    f64 = lambda a: np.asarray(a, dtype=np.float64)  # noqa: E731
+    tp, pp, dp, cp, ep = (f64(getattr(par, k)) for k in ("tp", "pp", "dp", "cp", "ep"))
+    kv_mode, scope, ring = par.kv_shard_mode, par.ffn_shard_scope, par.cp_ring_variant
+    n = len(par)
+    prefill = wl.is_prefill
+    h, L, d = float(model.hidden), float(model.n_layers), float(model.head_dim)
+    nq, nkv, V = float(model.n_heads), float(model.n_kv_heads), float(model.vocab)
+    wb, ab, kvb = (DTYPE_BYTES[model.weight_dtype], DTYPE_BYTES[model.act_dtype],
+                   DTYPE_BYTES[model.kv_dtype])
+    rate = _rate(model.act_dtype, hw)
+
+    # ----- token and sequence shares -----------------------------------------------------
+    b = np.ceil(wl.batch / dp)                      # sequences per DP replica
+    T, ctx, pairs = float(wl.new_tokens), float(wl.s_kv), wl.attn_pairs
+    tok = b * T                                     # tokens per replica
+    tok_pe = tok / cp if prefill else tok           # tokens through dense ops per PE
+    is_kv_ring = (ring == 0) & (cp > 1)
+
+    # ----- KV sharding inside TP (see parallel.py) ---------------------------------------------
+    kvg = np.minimum(nkv, tp)
+    seq_split = np.select([kv_mode == 1, kv_mode == 2], [tp, tp / kvg], 1.0)
+    kvh_pe = np.where(kv_mode == 1, nkv, np.maximum(nkv / tp, 1.0))
+    qh_pe = np.select([kv_mode == 1, kv_mode == 2], [nq, nq / kvg], nq / tp)
+    kv_proj_heads = np.where(kv_mode == 1, nkv / tp, np.maximum(nkv / tp, 1.0))
+
+    # ----- placement → link levels of each group -----------------------------------------------
+    ppc, pps = hw.pes_per_cube, hw.pes_per_sip
+    strides = mesh_strides(par)
+    lv_tp = group_levels(strides["tp"], par.tp, ppc, pps)
+    lv_cp = group_levels(strides["cp"], par.cp, ppc, pps)
+    lv_pp = group_levels(strides["pp"], par.pp, ppc, pps)
+    lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
+    lv_seq = group_levels(strides["tp"], seq_split.astype(np.int64), ppc, pps)
+    ffn_tpcp = scope == 1
+    lv_ffn = np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp)
+    g_ffn = np.where(ffn_tpcp, tp * cp, tp)
+
+    ops: list[Op] = []
+
+    def add_op(name, flops, nbytes, mult, kernels):
+        flops, nbytes = f64(flops) * np.ones(n), f64(nbytes) * np.ones(n)
+        ops.append(Op(name, flops / (hw.compute_efficiency(flops) * rate),
+                      nbytes / hw.memory_efficiency(nbytes), mult, kernels, flops, nbytes))
+
+    # ----- attention block ---------------------------------------------------------------------
+    q_cols = nq * d / tp
+    kv_cols = 2.0 * d * kv_proj_heads
+    bias = (q_cols + kv_cols) * wb if model.qkv_bias else 0.0
+    w_qkv = h * (q_cols + kv_cols) * wb + bias
+    add_op("qkv_proj", 2 * tok_pe * h * (q_cols + kv_cols),
+           w_qkv + tok_pe * (h + q_cols + kv_cols) * ab, L, 2)
+
+    attn_share = np.where(is_kv_ring & (not prefill), 1.0, 1.0 / cp)   # decode pass-KV: redundant
+    attn_flops = 4.0 * b * pairs * qh_pe * d / seq_split * attn_share
+    kv_tokens = ctx / seq_split * np.where(is_kv_ring, 1.0, 1.0 / cp)
+    q_seq = T / cp if prefill else T                # queries per sequence on a PE
+    rect = pairs / (T * ctx)                        # causal fraction of the (q, kv) rectangle
+    kv_passes = np.maximum(1.0, q_seq * rect / Q_TILE)
+    kv_read = b * kv_tokens * kvh_pe * d * 2.0 * kvb * kv_passes
+    tok_q = np.where((ring == 1) & prefill, tok, tok_pe)   # pass-Q: every rank's queries visit
+    attn_bytes = kv_read + 2.0 * tok_q * qh_pe * d * ab + tok_pe * kvh_pe * d * 2.0 * kvb / seq_split
+    add_op("attention", attn_flops, attn_bytes, L, 1)
+    attn_index = len(ops) - 1
+
+    o_rows = nq * d / tp
+    w_o = o_rows * h * wb + (h * wb if model.dense_bias else 0.0)
+    add_op("o_proj", 2 * tok_pe * o_rows * h, w_o + tok_pe * (o_rows + h) * ab, L, 1)
+
+    # ----- FFN ---------------------------------------------------------------------------------
+    tok_ffn = np.where(ffn_tpcp & prefill, tok, tok_pe)
+    f_pe = float(model.ffn_hidden) / g_ffn
+    m = float(model.n_ffn_mats)
+    w_up = (m - 1) * h * f_pe * wb
+    w_down = h * f_pe * wb
+    add_op("ffn_up_gate", 2 * tok_ffn * (m - 1) * h * f_pe,
+           w_up + tok_ffn * (h + m * f_pe) * ab, L, 2)
+    add_op("ffn_down", 2 * tok_ffn * h * f_pe, w_down + tok_ffn * (f_pe + h) * ab, L, 1)
+    add_op("norms", 10 * tok_pe * h, 10 * tok_pe * h * ab, L, 2)
+
+    # ----- once per step: embedding (first stage), LM head (last stage) -------------------------
+    add_op("embedding", 0.0, tok_pe * h * (wb + ab), 1.0, 1)
+    head_tok = b                                     # logits of the last token of each sequence
+    add_op("lm_head", 2 * head_tok * h * V / tp, V * h / tp * wb + head_tok * (h + V / tp) * ab, 1.0, 2)
+
+    # ----- collectives -------------------------------------------------------------------------
+    act = tok_pe * h * ab
+    comms = {
+        # O-projection all-reduce per layer, plus the vocab-parallel embedding's all-reduce
+        "tp_allreduce": coll.all_reduce(act, lv_tp).scale(L + 1.0),
+        "ffn_allreduce": coll.all_reduce(tok_ffn * h * ab, lv_ffn).scale(L),
+        "lm_head_gather": coll.all_gather(head_tok * V * ab, lv_tp),
+        "pp_p2p": coll.p2p_chain(act, lv_pp),
+    }
+    # prefill with FFN over tp·cp: the CP ranks first gather each other's tokens
+    gather_in = coll.all_gather(np.where(ffn_tpcp & prefill, tok * h * ab, 0.0), lv_cp)
+    comms["ffn_allreduce"] = comms["ffn_allreduce"] + gather_in.scale(L)
+    # KV sharded by sequence inside TP: gather all heads' queries, reduce-scatter O, m, l
+    q_bytes = tok_pe * qh_pe * d * ab
+    oml_bytes = tok_pe * qh_pe * (d * ab + ML_BYTES)
+    seq_on = (seq_split > 1).astype(float)
+    comms["kv_seq_combine"] = (coll.all_gather(q_bytes * seq_on, lv_seq)
+                               + coll.reduce_scatter(oml_bytes * seq_on, lv_seq)).scale(L)
+    # CP combine for pass-Q: decode all-gathers the partial O, m, l of every rank; prefill
+    # returns them to the query owners with an all-to-all
+    qoml_on = ((ring == 1) & (cp > 1)).astype(float)
+    oml_all = tok * qh_pe * (d * ab + ML_BYTES) * qoml_on
+    comms["cp_combine"] = (coll.all_to_all(oml_all, lv_cp) if prefill
+                           else coll.all_gather(oml_all * cp, lv_cp)).scale(L)
+    comms["ep_alltoall"] = coll.Comm.zeros(n)
+    comm_total = coll.Comm.zeros(n)
+    for c in comms.values():
+        comm_total = comm_total + c
+
+    # ring step payload: pass-KV sends a local KV chunk, pass-Q (prefill) a local query chunk
+    kv_chunk = b * (ctx / cp) / seq_split * kvh_pe * d * 2.0 * kvb
+    q_chunk = tok_pe * qh_pe * d * ab if prefill else np.zeros(n)
+    step_bytes = np.where(ring == 0, kv_chunk, q_chunk) * (cp > 1)
+    ring_step = coll.ring_step(step_bytes, lv_cp)
+    ring_mult = (cp - 1.0) * L
+
+    overhead = np.zeros(n)
+    for op in ops:
+        overhead = overhead + op.mult * op.kernels * hw.kernel_overhead_ns
+
+    # ----- memory per PE -----------------------------------------------------------------------
+    Lp = L / pp
+    norm_w = (2.0 if model.norm == "rmsnorm" else 4.0) * h * wb
+    w_layer = w_qkv + w_o + w_up + w_down + norm_w
+    emb = (model.embedding_params() / tp) * wb
+    head = 0.0 if model.tied_embeddings else V * h / tp * wb
+    w_once = np.where(pp == 1, emb + head, np.maximum(emb, V * h / tp * wb))
+    weights = Lp * w_layer + w_once
+    kv_cache = b * ctx * Lp * kvh_pe * d * 2.0 * kvb / (seq_split * cp)
+    ring_buf = np.where(is_kv_ring, 2.0 * kv_chunk, 0.0)
+    workspace = np.maximum.reduce([
+        tok_pe * (2 * h + q_cols + kv_cols) * ab,
+        tok_ffn * (h + m * f_pe) * ab,
+        tok_q * qh_pe * (d * ab + ML_BYTES) * 2,
+    ]) + b * V / tp * 4.0 + ring_buf
+    mem = weights + kv_cache + workspace
+
+    return Terms(hw=hw, par=par, ops=ops, attn_index=attn_index, comms=comms,
+                 comm_total=comm_total, ring_step=ring_step, ring_mult=ring_mult, cp=cp,
+                 overhead_ns=overhead, mem_bytes=mem,
+                 mem_parts={"weights": weights, "kv_cache": kv_cache, "workspace": workspace})
+
+
+def knob_values(hw: HardwareSpec, knobs: dict | None = None) -> dict:
+    """The six knobs of ``hw``, overridden by ``knobs`` (scalars or arrays over candidates)."""
+    vals = hw.knobs()
+    if knobs:
+        vals.update(knobs)
+    return vals
+
+
+def evaluate(terms: Terms, knobs: dict | None = None, breakdown: bool = True) -> dict:
+    """Stage 2: latency (ns) of every config for the given knob values.
+
+    Returns ``total_ns``, ``fits`` and, with ``breakdown``, one array per component in
+    :data:`COMPONENTS` (they sum to ``total_ns``). Knob arrays of shape ``(H, 1)`` give
+    ``(H, N)`` results."""
+    hw = terms.hw
+    k = knob_values(hw, knobs)
+    flops_per_ns = np.asarray(k["peak_tflops_f16"]) * 1e3
+    bw = np.asarray(k["bw_hbm_gbs"])
+    bws = (k["bw_intra_gbs"], k["bw_inter_gbs"], k["bw_intersip_gbs"])
+    alphas = hw.link_alpha_ns()
+
+    compute = hbm = 0.0
+    attn_t = None
+    for i, op in enumerate(terms.ops):
+        tc = op.f / flops_per_ns
+        tm = op.m / bw
+        if i == terms.attn_index:
+            attn_t = np.maximum(tc, tm)
+        if breakdown:
+            c_dom = tc >= tm
+            compute = compute + np.where(c_dom, tc, 0.0) * op.mult
+            hbm = hbm + np.where(c_dom, 0.0, tm) * op.mult
+        else:
+            compute = compute + np.maximum(tc, tm) * op.mult
+
+    step = terms.ring_step.time_ns(bws, alphas, hw.link_eff)
+    ring = terms.ring_mult * np.maximum(0.0, step - attn_t / terms.cp)
+    mem_cap = np.asarray(k["pe_hbm_gb"]) * 1e9 * hw.usable_mem_frac
+    fits = terms.mem_bytes <= mem_cap
+
+    if not breakdown:
+        total = compute + terms.overhead_ns + ring + terms.comm_total.time_ns(bws, alphas, hw.link_eff)
+        return {"total_ns": total, "fits": fits}
+    out = {"compute": compute, "hbm": hbm, "overhead": terms.overhead_ns + 0.0 * bw}
+    for name in COMM_COMPONENTS:
+        out[name] = terms.comms[name].time_ns(bws, alphas, hw.link_eff)
+    out["cp_ring"] = ring
+    total = 0.0
+    for name in COMPONENTS:
+        total = total + out[name]
+    out["total_ns"] = total
+    out["fits"] = fits
+    return out
+
+
+def bound_of(result: dict) -> np.ndarray:
+    """'compute', 'memory' or 'comm': which of the three sums dominates each config."""
+    comm = sum(result[c] for c in COMM_COMPONENTS) + result["cp_ring"]
+    stacked = np.stack(np.broadcast_arrays(result["compute"], result["hbm"], comm))
+    return np.array(["compute", "memory", "comm"])[np.argmax(stacked, axis=0)]
+
+
+__all__ = ["prepare", "evaluate", "bound_of", "Terms", "COMPONENTS", "KNOBS"]

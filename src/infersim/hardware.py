@@ -1,0 +1,152 @@
+"""Hardware specification: PEs with their own HBM, grouped into cubes and SiPs.
+
+Topology (three link levels, index 0..2 everywhere in the cost model):
+
+    level 0  intra-cube   ``pes_per_cube`` PEs, ``bw_intra_gbs`` per PE per direction, ``alpha_intra_ns``
+    level 1  inter-cube   ``cubes_per_sip`` cubes, ``bw_inter_gbs`` per PE per direction, ``alpha_inter_ns``
+    level 2  inter-SiP    ``n_sips`` SiPs, ``bw_intersip_gbs`` per PE per direction, ``alpha_intersip_ns``
+
+An 8-GPU H100 node maps to one cube of 8 (NVLink), one cube per SiP, and SiPs = nodes (InfiniBand).
+Bandwidths are per PE and per direction, so an all-reduce over a level moves data at that rate.
+
+Achievable rates are speed of light times a utilisation that depends on the operator size
+(small GEMVs and short transfers reach a lower fraction of peak than large ones):
+
+    t_op = max(flops / (peak · eff_c(flops)), bytes / (bw_hbm · eff_m(bytes))) + kernels · overhead
+
+``eff_c`` and ``eff_m`` are piecewise-linear in log10(size), given by small per-preset tables that
+calibration fits. Units: GB = 1e9 bytes, GB/s = bytes per ns, TFLOPS = 1e3 flops per ns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import InferSimError, positive, require
+
+#: The six co-design knobs, in the order DESIGN.md lists them.
+KNOBS: tuple[str, ...] = (
+    "pe_hbm_gb", "bw_hbm_gbs", "peak_tflops_f16", "bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs",
+)
+
+# Generic efficiency curves (size → fraction of peak), typical of GPU GEMM/GEMV libraries:
+# a 1 GFLOP GEMM reaches ~40 % of peak, a 100 GFLOP one ~75 %; a 64 KB read ~20 % of HBM
+# bandwidth, a 64 MB read ~88 %.
+DEFAULT_COMPUTE_EFF: tuple[tuple[float, float], ...] = (
+    (1e6, 0.02), (1e8, 0.15), (1e9, 0.40), (1e10, 0.60), (1e11, 0.75), (1e12, 0.80))
+DEFAULT_MEMORY_EFF: tuple[tuple[float, float], ...] = (
+    (1e4, 0.05), (1e5, 0.30), (1e6, 0.60), (1e7, 0.80), (1e8, 0.88), (1e9, 0.90))
+
+
+@dataclass(frozen=True)
+class HardwareSpec:
+    """A multi-PE inference system. See the module docstring for the hierarchy and units."""
+
+    name: str
+    pe_hbm_gb: float
+    bw_hbm_gbs: float
+    peak_tflops_f16: float
+    bw_intra_gbs: float
+    bw_inter_gbs: float
+    bw_intersip_gbs: float
+    pes_per_cube: int = 8
+    cubes_per_sip: int = 1
+    n_sips: int = 1
+    alpha_intra_ns: float = 1000.0
+    alpha_inter_ns: float = 2000.0
+    alpha_intersip_ns: float = 5000.0
+    fp8_speedup: float = 2.0          # fp8 tensor rate / fp16 rate (1.0 = no fp8 units)
+    int8_speedup: float = 2.0
+    link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives
+    usable_mem_frac: float = 0.90     # HBM left after runtime, allocator slack, fragmentation
+    kernel_overhead_ns: float = 2000.0
+    compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF
+    memory_eff: tuple[tuple[float, float], ...] = DEFAULT_MEMORY_EFF
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        require(bool(self.name), "hardware name must not be empty")
+        for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns",
+                          "kernel_overhead_ns"):
+            value = getattr(self, f)
+            require(isinstance(value, (int, float)) and not isinstance(value, bool),
+                    f"{f} must be a number, got {value!r}")
+            positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
+        for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
+            value = getattr(self, f)
+            require(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+                    f"{f} must be an integer >= 1, got {value!r}")
+        for f in ("fp8_speedup", "int8_speedup"):
+            positive(f, getattr(self, f))
+        require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
+        require(0 < self.usable_mem_frac <= 1,
+                f"usable_mem_frac must be in (0, 1], got {self.usable_mem_frac}")
+        for tname in ("compute_eff", "memory_eff"):
+            table = getattr(self, tname)
+            require(len(table) >= 1, f"{tname} table must not be empty")
+            xs = [float(x) for x, _ in table]
+            require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
+                    f"{tname} sizes must be positive and strictly increasing")
+            require(all(0 < float(e) <= 1 for _, e in table),
+                    f"{tname} efficiencies must be in (0, 1]")
+
+    # ----- topology ----------------------------------------------------------------------------
+    @property
+    def pes_per_sip(self) -> int:
+        return self.pes_per_cube * self.cubes_per_sip
+
+    @property
+    def n_pes(self) -> int:
+        return self.pes_per_sip * self.n_sips
+
+    def knobs(self) -> dict[str, float]:
+        return {k: float(getattr(self, k)) for k in KNOBS}
+
+    def link_bw_gbs(self) -> tuple[float, float, float]:
+        return self.bw_intra_gbs, self.bw_inter_gbs, self.bw_intersip_gbs
+
+    def link_alpha_ns(self) -> tuple[float, float, float]:
+        return self.alpha_intra_ns, self.alpha_inter_ns, self.alpha_intersip_ns
+
+    def usable_bytes(self) -> float:
+        return self.usable_mem_frac * self.pe_hbm_gb * 1e9
+
+    # ----- efficiency curves -------------------------------------------------------------------
+    def compute_efficiency(self, flops: np.ndarray) -> np.ndarray:
+        """Achievable fraction of peak FLOPs for an operator of ``flops`` (per PE)."""
+        return _interp_log(flops, self.compute_eff)
+
+    def memory_efficiency(self, nbytes: np.ndarray) -> np.ndarray:
+        """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE)."""
+        return _interp_log(nbytes, self.memory_eff)
+
+    def with_knobs(self, **knobs: float) -> "HardwareSpec":
+        unknown = set(knobs) - set(KNOBS)
+        require(not unknown, f"unknown hardware knobs {sorted(unknown)}; valid: {', '.join(KNOBS)}")
+        return replace(self, **knobs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "HardwareSpec":
+        valid = {f.name for f in fields(cls)}
+        unknown = set(d) - valid
+        if unknown:
+            raise InferSimError(f"unknown hardware fields {sorted(unknown)}; valid: {sorted(valid)}")
+        kw = dict(d)
+        for t in ("compute_eff", "memory_eff"):
+            if t in kw:
+                kw[t] = tuple((float(x), float(e)) for x, e in kw[t])
+        try:
+            return cls(**kw)
+        except TypeError as exc:
+            raise InferSimError(f"bad hardware spec: {exc}") from None
+
+
+def _interp_log(size: np.ndarray, table) -> np.ndarray:
+    xs = np.log10([x for x, _ in table])
+    ys = np.array([e for _, e in table], dtype=float)
+    return np.interp(np.log10(np.maximum(np.asarray(size, dtype=float), 1.0)), xs, ys)

@@ -1,0 +1,233 @@
+"""Parallelism configuration, its validation, and the struct-of-arrays form the cost model uses.
+
+Knobs (PEs used = tp·cp·pp·dp; EP folds into the tp·cp·dp ranks of MoE layers):
+
+* ``tp``  tensor parallel: heads and FFN columns/rows sharded, all-reduces of activations.
+* ``pp``  pipeline stages (must divide the layer count); decode latency is the sum over stages.
+* ``dp``  replicas; the batch is split over them (``dp`` ≤ batch, otherwise replicas idle).
+* ``cp``  context parallel: the sequence / KV cache split over ``cp`` ranks.
+* ``ep``  expert parallel (MoE only): experts split over ``ep`` of the tp·cp·dp ranks.
+* ``kv_shard_mode`` — how the KV cache is split inside the TP group:
+    - ``"head"``: by KV head; when ``n_kv_heads < tp`` each KV head (its cache and its K/V
+      projection) is replicated on ``tp / n_kv_heads`` ranks. No extra communication, but the
+      replicated cache costs memory and every replica re-reads it.
+    - ``"seq"``: by sequence over the whole TP group; every rank holds all KV heads for
+      ``s/tp`` tokens, gathers the queries of all heads (all-gather) and combines the partial
+      outputs with their softmax statistics O, m, l (reduce-scatter). No replication at all.
+    - ``"hybrid"``: by head as far as the KV heads go (``min(n_kv, tp)`` groups), then by sequence
+      inside each group of ``tp / n_kv`` ranks that would otherwise replicate; the Q gather and
+      O/m/l combine happen only inside that small group. Identical to ``"head"`` when
+      ``n_kv_heads ≥ tp``.
+* ``ffn_shard_scope`` — ``"TP"`` or ``"TP+CP"``: shard the FFN over tp·cp PEs. In decode the CP
+  ranks hold the same tokens after the attention combine, so the FFN weights (most of the bytes)
+  split cp times further, at the price of an all-reduce over the larger group.
+* ``tp_placement`` / ``cp_placement`` — the device-mesh rank order (innermost first), which decides
+  the link levels each group crosses (compare Megatron-Core ``order="tp-cp-ep-dp-pp"``):
+
+    ===========  ============  ===================
+    tp_placement cp_placement  order (inner→outer)
+    ===========  ============  ===================
+    cube         pe            tp, cp, dp, pp   (default: TP inside a cube, CP on neighbouring PEs)
+    spread       pe            cp, tp, dp, pp
+    cube         spread        tp, dp, pp, cp   (CP ranks as far apart as possible)
+    spread       spread        dp, pp, cp, tp
+    ===========  ============  ===================
+* ``cp_ring_variant`` — ``"kv"`` (pass-KV: KV chunks rotate around the ring, overlapped with block
+  attention; the prefill default) or ``"qoml"`` (pass-Q: queries travel, partial O with softmax
+  stats m, l come back and are combined; the decode default). ``None`` picks the mode default.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .errors import choice, require
+
+KV_SHARD_MODES = ("head", "seq", "hybrid")
+FFN_SHARD_SCOPES = ("TP", "TP+CP")
+TP_PLACEMENTS = ("cube", "spread")
+CP_PLACEMENTS = ("pe", "spread")
+CP_RING_VARIANTS = ("kv", "qoml")
+DIMS = ("tp", "cp", "dp", "pp")
+
+
+def default_ring_variant(mode: str) -> str:
+    return "qoml" if mode == "decode" else "kv"
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    cp: int = 1
+    ep: int = 1
+    kv_shard_mode: str = "head"
+    ffn_shard_scope: str = "TP"
+    tp_placement: str = "cube"
+    cp_placement: str = "pe"
+    cp_ring_variant: str | None = None
+
+    def __post_init__(self) -> None:
+        for f in ("tp", "pp", "dp", "cp", "ep"):
+            v = getattr(self, f)
+            require(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1,
+                    f"{f} must be an integer >= 1, got {v!r}")
+        choice("kv_shard_mode", self.kv_shard_mode, KV_SHARD_MODES)
+        choice("ffn_shard_scope", self.ffn_shard_scope, FFN_SHARD_SCOPES)
+        choice("tp_placement", self.tp_placement, TP_PLACEMENTS)
+        choice("cp_placement", self.cp_placement, CP_PLACEMENTS)
+        if self.cp_ring_variant is not None:
+            choice("cp_ring_variant", self.cp_ring_variant, CP_RING_VARIANTS)
+
+    @property
+    def pes(self) -> int:
+        return self.tp * self.cp * self.pp * self.dp
+
+    def validate(self, model, hw, workload) -> None:
+        """Reject combinations that cannot run, with a one-line reason."""
+        check_divisibility(model, self.tp, self.pp, self.ep, self.cp * self.dp)
+        require(self.pes <= hw.n_pes,
+                f"tp·cp·pp·dp = {self.pes} PEs exceeds the {hw.n_pes} PEs of {hw.name}")
+        require(self.dp <= workload.batch,
+                f"dp ({self.dp}) exceeds batch ({workload.batch}): replicas would idle; use dp <= batch")
+        require(self.cp <= workload.s_kv, f"cp ({self.cp}) exceeds the context length ({workload.s_kv})")
+
+    def describe(self) -> str:
+        s = f"TP{self.tp} CP{self.cp} PP{self.pp} DP{self.dp}"
+        if self.ep > 1:
+            s += f" EP{self.ep}"
+        return s
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def check_divisibility(model, tp: int, pp: int, ep: int = 1, other_ranks: int = 1) -> None:
+    """The model-shape constraints every config must meet (cheapest rejection, checked first)."""
+    require(model.n_heads % tp == 0,
+            f"tp ({tp}) must divide n_heads ({model.n_heads}); valid tp: "
+            f"{', '.join(str(t) for t in valid_tp(model))}")
+    nkv = model.n_kv_heads
+    require(nkv % tp == 0 or tp % nkv == 0,
+            f"tp ({tp}) and n_kv_heads ({nkv}) must divide one another")
+    require(model.n_layers % pp == 0,
+            f"pp ({pp}) must divide n_layers ({model.n_layers}); valid pp: "
+            f"{', '.join(str(p) for p in valid_pp(model))}")
+    if model.is_moe:
+        require(model.n_experts % ep == 0,
+                f"ep ({ep}) must divide n_experts ({model.n_experts})")
+        require((tp * other_ranks) % ep == 0,
+                f"ep ({ep}) must divide the tp·cp·dp ranks ({tp * other_ranks}) it folds into")
+    else:
+        require(ep == 1, f"ep ({ep}) needs an MoE model; {model.name} is dense")
+
+
+def valid_tp(model) -> list[int]:
+    nkv = model.n_kv_heads
+    return [t for t in range(1, model.n_heads + 1)
+            if model.n_heads % t == 0 and (nkv % t == 0 or t % nkv == 0)]
+
+
+def valid_pp(model) -> list[int]:
+    return [p for p in range(1, model.n_layers + 1) if model.n_layers % p == 0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Struct of arrays
+# ---------------------------------------------------------------------------------------------
+_CODES = {
+    "kv_shard_mode": KV_SHARD_MODES, "ffn_shard_scope": FFN_SHARD_SCOPES,
+    "tp_placement": TP_PLACEMENTS, "cp_placement": CP_PLACEMENTS, "cp_ring_variant": CP_RING_VARIANTS,
+}
+FIELDS = ("tp", "pp", "dp", "cp", "ep") + tuple(_CODES)
+
+
+@dataclass(frozen=True)
+class ParArrays:
+    """Parallelism configs as parallel int64 arrays; string knobs are stored as indices into
+    their choice tuples (e.g. ``kv_shard_mode`` 0 = head, 1 = seq, 2 = hybrid)."""
+
+    tp: np.ndarray
+    pp: np.ndarray
+    dp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    kv_shard_mode: np.ndarray
+    ffn_shard_scope: np.ndarray
+    tp_placement: np.ndarray
+    cp_placement: np.ndarray
+    cp_ring_variant: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.tp)
+
+    @classmethod
+    def from_configs(cls, configs: Sequence[Parallelism], mode: str) -> "ParArrays":
+        cols: dict[str, list[int]] = {f: [] for f in FIELDS}
+        for p in configs:
+            for f in FIELDS:
+                v = getattr(p, f)
+                if f == "cp_ring_variant" and v is None:
+                    v = default_ring_variant(mode)
+                cols[f].append(_CODES[f].index(v) if f in _CODES else int(v))
+        return cls(**{f: np.asarray(cols[f], dtype=np.int64) for f in FIELDS})
+
+    @classmethod
+    def from_columns(cls, **cols: Iterable[int]) -> "ParArrays":
+        n = len(next(iter(cols.values())))
+        full = {f: np.asarray(cols.get(f, np.zeros(n) if f in _CODES else np.ones(n)), dtype=np.int64)
+                for f in FIELDS}
+        return cls(**full)
+
+    def take(self, idx) -> "ParArrays":
+        return ParArrays(**{f: getattr(self, f)[idx] for f in FIELDS})
+
+    def config(self, i: int) -> Parallelism:
+        kw = {}
+        for f in FIELDS:
+            v = int(getattr(self, f)[i])
+            kw[f] = _CODES[f][v] if f in _CODES else v
+        return Parallelism(**kw)
+
+    @property
+    def pes(self) -> np.ndarray:
+        return self.tp * self.cp * self.pp * self.dp
+
+
+def concat(parts: Sequence[ParArrays]) -> ParArrays:
+    return ParArrays(**{f: np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS})
+
+
+# ---------------------------------------------------------------------------------------------
+# Placement: mesh order → strides → link levels each group spans
+# ---------------------------------------------------------------------------------------------
+def mesh_strides(par: ParArrays) -> dict[str, np.ndarray]:
+    """Rank stride of each dimension under the placement's mesh order (table in module doc)."""
+    tp, cp, dp, pp = par.tp, par.cp, par.dp, par.pp
+    tps, cps = par.tp_placement == 1, par.cp_placement == 1
+    # order (cube, pe): tp cp dp pp | (spread, pe): cp tp dp pp
+    # order (cube, spread): tp dp pp cp | (spread, spread): dp pp cp tp
+    s_tp = np.where(cps, np.where(tps, dp * pp * cp, 1), np.where(tps, cp, 1))
+    s_cp = np.where(cps, np.where(tps, dp * pp, tp * dp * pp), np.where(tps, 1, tp))
+    s_dp = np.where(cps, np.where(tps, 1, tp), tp * cp)
+    s_pp = np.where(cps, np.where(tps, dp, tp * dp), tp * cp * dp)
+    return {"tp": s_tp, "cp": s_cp, "dp": s_dp, "pp": s_pp}
+
+
+def group_levels(stride: np.ndarray, size: np.ndarray, pes_per_cube: int,
+                 pes_per_sip: int) -> np.ndarray:
+    """Members of a group (ranks ``base + k·stride``, k < size) per link level: returns an
+    int array of shape (3, n) with (members per cube, cubes per SiP, SiPs) whose product is
+    ``size``. Exact for power-of-two strides and sizes; a close bound otherwise."""
+    stride = np.asarray(stride, dtype=np.int64)
+    size = np.asarray(size, dtype=np.int64)
+    g0 = np.clip(pes_per_cube // stride, 1, None)
+    g0 = np.minimum(g0, size)
+    rest = -(-size // g0)
+    step = stride * g0
+    g1 = np.minimum(np.clip(pes_per_sip // step, 1, None), rest)
+    g2 = -(-rest // g1)
+    return np.stack([g0, g1, g2])

@@ -1,0 +1,235 @@
+"""Hand-computed cases and physical invariants of the cost model."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from infersim import InferSimError, Parallelism, Workload, simulate
+from infersim import cost
+from infersim.hardware import KNOBS
+from infersim.hardware_presets import HW_PRESETS
+from infersim.model_presets import PRESETS
+from infersim.parallel import ParArrays
+
+from conftest import ideal_hw, scenario
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# ----- hand-computed cases ---------------------------------------------------------------------
+def test_decode_one_pe_is_weights_plus_kv_over_bandwidth(llama70b):
+    hw = ideal_hw()
+    wl = Workload("decode", s_kv=8192, batch=1)
+    r = simulate(llama70b, hw, Parallelism(), wl)
+    # every weight except the embedding table (only one row is gathered) plus the whole KV cache
+    read = (llama70b.param_count() - llama70b.embedding_params()) * 2 + 8192 * 327_680
+    assert r.total_latency_ns == pytest.approx(read / hw.bw_hbm_gbs, rel=2e-3)
+    assert r.bound == "memory"
+
+
+def test_decode_one_pe_realistic_efficiency(llama70b):
+    hw = replace(HW_PRESETS["H200 x8"], pes_per_cube=1, pe_hbm_gb=1000.0)
+    r = simulate(llama70b, hw, Parallelism(), Workload("decode", s_kv=32768))
+    read = (llama70b.param_count() - llama70b.embedding_params()) * 2 + 32768 * 327_680
+    # large reads reach ~88-90 % of 4.8 TB/s; ~640 kernel launches of 2 us on top
+    expected = read / (4800 * 0.89) + 80 * 9 * 2000
+    assert r.total_latency_ns == pytest.approx(expected, rel=0.03)
+
+
+def test_prefill_one_pe_is_flops_over_peak(llama8b):
+    hw = ideal_hw()
+    T = 8192
+    r = simulate(llama8b, hw, Parallelism(), Workload("prefill", s_kv=T))
+    m = llama8b
+    layer_params = m.attn_params_per_layer() + m.dense_ffn_params()
+    flops = 2 * T * m.n_layers * layer_params + 4 * (T * (T + 1) / 2) * m.n_heads * m.head_dim * m.n_layers
+    t_flops = flops / (hw.peak_tflops_f16 * 1e3)
+    assert r.bound == "compute"
+    assert r.total_latency_ns >= t_flops
+    assert r.total_latency_ns == pytest.approx(t_flops, rel=0.04)   # + memory-bound norms, LM head
+
+
+def test_tp_allreduce_follows_ring_formula(llama70b):
+    hw = HW_PRESETS["H100-SXM x8"]
+    r = simulate(llama70b, hw, Parallelism(tp=8), Workload("decode", s_kv=4096))
+    n = 1 * 8192 * 2                                   # one token's hidden state in bf16
+    ring = 2 * 7 / 8 * n / (hw.bw_intra_gbs * hw.link_eff) + 2 * 7 * hw.alpha_intra_ns
+    assert r.breakdown_ns["tp_allreduce"] == pytest.approx(81 * ring)   # 80 layers + embedding
+    assert r.breakdown_ns["ffn_allreduce"] == pytest.approx(80 * ring)
+    gather = 7 / 8 * (128256 * 2) / (hw.bw_intra_gbs * hw.link_eff) + 7 * hw.alpha_intra_ns
+    assert r.breakdown_ns["lm_head_gather"] == pytest.approx(gather)
+
+
+def test_hierarchical_allreduce_two_levels(llama70b):
+    # tp=8 on cubes of 4: reduce-scatter inside the cube, all-reduce across 2 cubes on 1/4 data
+    hw = ideal_hw(n_pes=4, cubes_per_sip=2)
+    r = simulate(llama70b, hw, Parallelism(tp=8), Workload("decode", s_kv=1024))
+    n = 8192 * 2
+    per = (2 * 3 / 4 * n / 100 + 2 * 3 * 1000) + (2 * 1 / 2 * (n / 4) / 50 + 2 * 1 * 2000)
+    assert r.breakdown_ns["tp_allreduce"] == pytest.approx(81 * per)
+
+
+def test_pipeline_p2p_and_memory(llama70b):
+    hw = ideal_hw(n_pes=4)
+    wl = Workload("decode", s_kv=1024)
+    r1 = simulate(llama70b, hw, Parallelism(), wl)
+    r4 = simulate(llama70b, hw, Parallelism(pp=4), wl)
+    assert r4.breakdown_ns["pp_p2p"] == pytest.approx(3 * (8192 * 2 / 100 + 1000))
+    # PP saves memory, not latency: same operators summed over the stages, plus the sends
+    assert r4.total_latency_ns == pytest.approx(r1.total_latency_ns + r4.breakdown_ns["pp_p2p"], rel=1e-3)
+    assert r4.mem_breakdown_bytes["kv_cache"] == pytest.approx(r1.mem_breakdown_bytes["kv_cache"] / 4)
+
+
+def test_kv_cache_memory_by_shard_mode(llama70b, generic_hw):
+    wl = Workload("decode", s_kv=131072)
+    full_kv = 131072 * 327_680
+    head = simulate(llama70b, generic_hw, Parallelism(tp=32, kv_shard_mode="head"), wl)
+    hybrid = simulate(llama70b, generic_hw, Parallelism(tp=32, kv_shard_mode="hybrid"), wl)
+    seq = simulate(llama70b, generic_hw, Parallelism(tp=32, kv_shard_mode="seq"), wl)
+    assert head.mem_breakdown_bytes["kv_cache"] == pytest.approx(full_kv / 8)   # 4x replicated
+    assert hybrid.mem_breakdown_bytes["kv_cache"] == pytest.approx(full_kv / 32)
+    assert seq.mem_breakdown_bytes["kv_cache"] == pytest.approx(full_kv / 32)
+    assert head.breakdown_ns["kv_seq_combine"] == 0
+    assert hybrid.breakdown_ns["kv_seq_combine"] > 0
+
+
+# ----- ring variants ---------------------------------------------------------------------------
+@pytest.mark.parametrize("cp", [2, 4, 8])
+def test_pass_kv_wins_full_prefill_of_gqa(llama70b, generic_hw, cp):
+    wl = Workload("prefill", s_kv=32768)
+    kv = simulate(llama70b, generic_hw, Parallelism(tp=8, cp=cp, cp_ring_variant="kv"), wl)
+    q = simulate(llama70b, generic_hw, Parallelism(tp=8, cp=cp, cp_ring_variant="qoml"), wl)
+    assert kv.total_latency_ns < q.total_latency_ns
+
+
+@pytest.mark.parametrize("cp", [2, 4, 8])
+def test_pass_q_wins_long_context_decode(llama70b, generic_hw, cp):
+    wl = Workload("decode", s_kv=131072)
+    kv = simulate(llama70b, generic_hw, Parallelism(tp=8, cp=cp, cp_ring_variant="kv"), wl)
+    q = simulate(llama70b, generic_hw, Parallelism(tp=8, cp=cp, cp_ring_variant="qoml"), wl)
+    assert q.total_latency_ns < kv.total_latency_ns
+    assert q.par.cp_ring_variant == simulate(llama70b, generic_hw, Parallelism(tp=8, cp=cp), wl).par.cp_ring_variant
+
+
+def test_pass_q_wins_prefill_with_few_new_tokens(llama70b, generic_hw):
+    # T/(T+P) = 256/131072 is far below 2·n_kv/n_q = 1/4: passing queries moves far fewer bytes
+    wl = Workload("prefill", s_kv=131072, s_q=256)
+    kv = simulate(llama70b, generic_hw, Parallelism(tp=8, cp=8, cp_ring_variant="kv"), wl)
+    q = simulate(llama70b, generic_hw, Parallelism(tp=8, cp=8, cp_ring_variant="qoml"), wl)
+    assert q.total_latency_ns < kv.total_latency_ns
+
+
+# ----- invariants over random configurations ----------------------------------------------------
+def _floor_ns(model, hw, par, wl):
+    """Bytes that must be read and flops that must be done, spread over all PEs used at peak."""
+    layer_params = model.attn_params_per_layer() + model.dense_ffn_params()
+    wb = 2 if model.weight_dtype in ("bf16", "fp16") else 1
+    read = model.n_layers * layer_params * wb
+    if wl.mode == "decode":
+        read += wl.batch * wl.s_kv * model.kv_bytes_per_token
+    flops = (2 * wl.tokens * model.n_layers * layer_params
+             + 4 * wl.batch * wl.attn_pairs * model.n_heads * model.head_dim * model.n_layers)
+    return max(read / (par.pes * hw.bw_hbm_gbs), flops / (par.pes * hw.peak_tflops_f16 * 1e3))
+
+
+@SETTINGS
+@given(scenario())
+def test_latency_never_below_physical_floor(case):
+    model, hw, par, wl = case
+    r = simulate(model, hw, par, wl)
+    assert r.total_latency_ns >= _floor_ns(model, hw, par, wl)
+    assert sum(r.breakdown_ns.values()) == pytest.approx(r.total_latency_ns)
+    assert all(v >= 0 for v in r.breakdown_ns.values())
+
+
+@SETTINGS
+@given(scenario(), st.sampled_from(KNOBS + ("alpha",)))
+def test_more_hardware_never_slower(case, knob):
+    model, hw, par, wl = case
+    base = simulate(model, hw, par, wl)
+    if knob == "alpha":
+        better = replace(hw, alpha_intra_ns=hw.alpha_intra_ns / 2, alpha_inter_ns=hw.alpha_inter_ns / 2,
+                         alpha_intersip_ns=hw.alpha_intersip_ns / 2)
+    else:
+        better = hw.with_knobs(**{knob: 2 * getattr(hw, knob)})
+    r = simulate(model, better, par, wl)
+    assert r.total_latency_ns <= base.total_latency_ns * (1 + 1e-12)
+    assert r.fits or not base.fits
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(scenario(model_names=["Llama 3.1 70B"], hw_names=["Generic SiP (default)"]),
+                min_size=2, max_size=25))
+def test_vectorized_equals_scalar(cases):
+    model, hw, _, wl = cases[0]
+    pars = [c[2] for c in cases if c[2].dp <= wl.batch]
+    arrays = ParArrays.from_configs(pars, wl.mode)
+    res = cost.evaluate(cost.prepare(model, hw, arrays, wl))
+    for i, p in enumerate(pars):
+        r = simulate(model, hw, p, wl)
+        assert res["total_ns"][i] == r.total_latency_ns
+        for c in cost.COMPONENTS:
+            assert res[c][i] == r.breakdown_ns[c]
+    fast = cost.evaluate(cost.prepare(model, hw, arrays, wl), breakdown=False)
+    np.testing.assert_allclose(fast["total_ns"], res["total_ns"], rtol=1e-12)
+
+
+@SETTINGS
+@given(scenario(), st.sampled_from(["tp", "pp"]))
+def test_memory_per_pe_shrinks_as_tp_pp_grow(case, dim):
+    model, hw, par, wl = case
+    bigger = replace(par, **{dim: getattr(par, dim) * 2})
+    try:
+        bigger.validate(model, hw, wl)
+    except InferSimError:
+        return
+    a, b = simulate(model, hw, par, wl), simulate(model, hw, bigger, wl)
+    assert b.mem_per_pe_bytes < a.mem_per_pe_bytes
+    assert b.mem_breakdown_bytes["weights"] < a.mem_breakdown_bytes["weights"]
+
+
+def test_batch_scales_kv_and_latency(llama70b, generic_hw):
+    one = simulate(llama70b, generic_hw, Parallelism(tp=8), Workload("decode", s_kv=32768, batch=1))
+    four = simulate(llama70b, generic_hw, Parallelism(tp=8), Workload("decode", s_kv=32768, batch=4))
+    assert four.mem_breakdown_bytes["kv_cache"] == pytest.approx(4 * one.mem_breakdown_bytes["kv_cache"])
+    assert one.total_latency_ns < four.total_latency_ns < 4 * one.total_latency_ns
+    assert four.tokens_per_s > 2 * one.tokens_per_s
+
+
+def test_fit_verdict(llama70b):
+    hw = HW_PRESETS["H100-SXM x8"]
+    wl = Workload("decode", s_kv=131072)
+    assert not simulate(llama70b, hw, Parallelism(tp=1), wl).fits      # 141 GB of weights on 80 GB
+    assert simulate(llama70b, hw, Parallelism(tp=8), wl).fits
+
+
+@pytest.mark.parametrize("par, wl, needle", [
+    (Parallelism(tp=3), Workload(), "must divide n_heads"),
+    (Parallelism(pp=3), Workload(), "must divide n_layers"),
+    (Parallelism(tp=64, cp=2), Workload(), "exceeds the 64 PEs"),
+    (Parallelism(dp=2), Workload(batch=1), "exceeds batch"),
+    (Parallelism(ep=2), Workload(), "needs an MoE model"),
+])
+def test_invalid_parallelism_rejected(llama70b, generic_hw, par, wl, needle):
+    with pytest.raises(InferSimError, match=needle):
+        simulate(llama70b, generic_hw, par, wl)
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    (dict(mode="train"), "valid choices: decode, prefill"),
+    (dict(s_kv=-1), "s_kv must be"),
+    (dict(mode="prefill", s_kv=100, s_q=200), "s_q must be"),
+    (dict(batch=0), "batch must be"),
+])
+def test_invalid_workload_rejected(kwargs, needle):
+    with pytest.raises(InferSimError, match=needle):
+        Workload(**kwargs)
+
+
+def test_invalid_hardware_rejected():
+    with pytest.raises(InferSimError, match="bw_hbm_gbs must be > 0"):
+        ideal_hw(bw_hbm_gbs=-1.0)
+    with pytest.raises(InferSimError, match="valid choices: head, seq, hybrid"):
+        Parallelism(kv_shard_mode="rows")
