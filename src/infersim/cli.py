@@ -20,7 +20,8 @@ from .parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHA
                        TP_PLACEMENTS, Parallelism)
 from .workload import MODES, Workload
 
-console = Console()
+# wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there)
+console = Console(width=None if sys.stdout.isatty() else 150)
 COMMANDS: dict[str, Callable] = {}
 
 
@@ -138,6 +139,94 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def write_csv(path: str, rows: list[dict]) -> None:
+    import csv
+
+    if not rows:
+        raise InferSimError(f"nothing to write to {path}: no rows")
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    except OSError as exc:
+        raise InferSimError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def progress_bar(description: str, quiet: bool):
+    """A rich progress bar driven by ``callback(done, total)``; a no-op when quiet."""
+    from contextlib import nullcontext
+
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeElapsedColumn
+
+    if quiet:
+        return nullcontext(None)
+
+    class _Bar:
+        def __enter__(self):
+            self.p = Progress("[progress.description]{task.description}", BarColumn(),
+                              TaskProgressColumn(), TimeElapsedColumn(), console=Console(stderr=True),
+                              transient=True)
+            self.p.__enter__()
+            self.task = self.p.add_task(description, total=None)
+            return self.update
+
+        def update(self, done: int, total: int) -> None:
+            self.p.update(self.task, completed=done, total=total)
+
+        def __exit__(self, *exc):
+            return self.p.__exit__(*exc)
+
+    return _Bar()
+
+
+@command
+def cmd_explore(args) -> int:
+    from .auto_explore import auto_explore
+    from .autosuggest import autosuggest
+
+    model, hw, wl = load_model(args), get_hardware(args.hw), load_workload(args)
+    if args.top < 1:
+        raise InferSimError(f"--top must be >= 1, got {args.top}")
+    with progress_bar("exploring parallelism", args.json) as cb:
+        res = auto_explore(model, hw, wl, objective=args.objective, progress=cb)
+    if res.n_fitting == 0:
+        raise InferSimError(f"no parallelism of {model.name} fits {hw.name} for this workload "
+                            f"({res.n_valid} valid configs tried)")
+    sug = autosuggest(model, hw, wl)
+    rows = res.rows(args.top)
+    if args.csv:
+        write_csv(args.csv, res.rows())
+    if args.json:
+        emit_json({"model": model.name, "hardware": hw.name, "objective": args.objective,
+                   "n_enumerated": res.n_enumerated, "n_valid": res.n_valid,
+                   "n_fitting": res.n_fitting, "elapsed_s": res.elapsed_s, "top": rows,
+                   "best_breakdown_ns": res.best_result.breakdown_ns,
+                   "autosuggest": {"memory_min": sug.par.to_dict(), "reason": sug.reason,
+                                   "fewest_pes": sug.fewest_pes.to_dict(),
+                                   "fewest_pes_reason": sug.fewest_pes_reason}})
+        return 0
+    t = Table(title=f"{model.name} on {hw.name}: {wl.mode} s_kv={wl.s_kv} batch={wl.batch} "
+                    f"— top {len(rows)} of {res.n_fitting} fitting by {args.objective}")
+    for col in ("#", "TP", "CP", "PP", "DP", "kv shard", "FFN", "TP/CP place", "ring", "PEs",
+                "latency", "tok/s", "GB/PE"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(str(r["rank"]), str(r["tp"]), str(r["cp"]), str(r["pp"]), str(r["dp"]),
+                  r["kv_shard_mode"], r["ffn_shard_scope"], f"{r['tp_placement']}/{r['cp_placement']}",
+                  r["cp_ring_variant"] if r["cp"] > 1 else "-", str(r["pes"]),
+                  fmt_ns(r["latency_ms"] * 1e6), f"{r['tokens_per_s']:,.1f}", f"{r['mem_per_pe_gb']:.2f}")
+    console.print(t)
+    console.print(f"{res.n_enumerated} enumerated, {res.n_valid} valid, {res.n_fitting} fit; "
+                  f"searched in {res.elapsed_s * 1e3:.1f} ms ({res.evals_per_s:,.0f} configs/s)")
+    b = res.best_result
+    console.print("Best breakdown: " + ", ".join(
+        f"{k} {fmt_ns(v)}" for k, v in sorted(b.breakdown_ns.items(), key=lambda kv: -kv[1]) if v > 0))
+    console.print(f"autosuggest (memory-minimum): {sug.par.describe()} {sug.par.kv_shard_mode} — {sug.reason}")
+    console.print(f"autosuggest (fewest PEs): {sug.fewest_pes.describe()} — {sug.fewest_pes_reason}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="infersim", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -159,12 +248,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"one of {', '.join(CP_RING_VARIANTS)} (default: qoml in decode, kv in prefill)")
     p.add_argument("--json", action="store_true")
 
-    for extra in EXTRA_PARSERS:
-        extra(sub)
+    p = sub.add_parser("explore", help="search the full parallelism space of one hardware")
+    add_model_args(p)
+    add_hw_args(p)
+    add_workload_args(p)
+    p.add_argument("--top", type=int, default=20)
+    p.add_argument("--objective", default="latency",
+                   help="latency | throughput | throughput_per_pe")
+    p.add_argument("--csv", help="write every fitting config, ranked, to this CSV file")
+    p.add_argument("--json", action="store_true")
     return ap
-
-
-EXTRA_PARSERS: list[Callable] = []
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,6 +94,21 @@ class Terms:
     def __len__(self) -> int:
         return len(self.par)
 
+    def take(self, idx) -> "Terms":
+        """The terms of a subset of the configs (e.g. those whose memory fits)."""
+        ops = [Op(o.name, o.f[idx], o.m[idx], o.mult, o.kernels, o.flops[idx], o.nbytes[idx])
+               for o in self.ops]
+        return Terms(hw=self.hw, par=self.par.take(idx), ops=ops, attn_index=self.attn_index,
+                     comms={k: c.take(idx) for k, c in self.comms.items()},
+                     comm_total=self.comm_total.take(idx), ring_step=self.ring_step.take(idx),
+                     ring_mult=self.ring_mult[idx], cp=self.cp[idx],
+                     overhead_ns=self.overhead_ns[idx], mem_bytes=self.mem_bytes[idx],
+                     mem_parts={k: v[idx] for k, v in self.mem_parts.items()})
+
+    def fits(self, pe_hbm_gb: float) -> np.ndarray:
+        """Memory-fit mask for one HBM capacity (the cheap rejection before the full cost)."""
+        return self.mem_bytes <= pe_hbm_gb * 1e9 * self.hw.usable_mem_frac
+
 
 def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) -> Terms:
     """Stage 1: hardware-knob-independent flops, bytes, collective terms and memory per PE."""
@@ -281,8 +296,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, breakdown: bool = True) ->
 
     step = terms.ring_step.time_ns(bws, alphas, hw.link_eff)
     ring = terms.ring_mult * np.maximum(0.0, step - attn_t / terms.cp)
-    mem_cap = np.asarray(k["pe_hbm_gb"]) * 1e9 * hw.usable_mem_frac
-    fits = terms.mem_bytes <= mem_cap
+    fits = terms.fits(np.asarray(k["pe_hbm_gb"]))
 
     if not breakdown:
         total = compute + terms.overhead_ns + ring + terms.comm_total.time_ns(bws, alphas, hw.link_eff)
