@@ -12,13 +12,14 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/infersim simulate --model "Llama 3.1 70B" --tp 8 --cp 8 --ffn-shard-scope TP+CP --mode decode --s-kv 131072
+	$(VENV)/bin/infersim codesign --model "Llama 3.1 70B" --mode decode --s-kv 131072 --depth balanced
 
 test: $(STAMP)
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
 	$(PY) bench/bench_explore.py
+	$(PY) bench/bench_codesign.py
 
 ui: $(STAMP)
 	$(VENV)/bin/infersim ui
