@@ -1,0 +1,1 @@
+"""Streamlit UI (``infersim ui``)."""
