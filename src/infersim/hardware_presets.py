@@ -39,6 +39,8 @@ HW_PRESETS: dict[str, HardwareSpec] = {h.name: h for h in [
               source="NVIDIA H100 SXM5: 80 GB HBM3, 3.35 TB/s, 989 TFLOPS bf16, NVLink 4 900 GB/s"),
     _gpu_node("H100-SXM 2x8 (IB)", 80.0, 3350.0, 989.0, 450.0, nodes=2,
               source="two DGX H100 nodes, 8x 400 Gb/s InfiniBand NDR per node"),
+    _gpu_node("A100-SXM x8", 80.0, 2039.0, 312.0, 300.0, fp8=1.0,
+              source="NVIDIA A100 SXM4 80GB: 2,039 GB/s HBM2e, 312 TFLOPS bf16, NVLink 3 600 GB/s, no fp8"),
     _gpu_node("H200 x8", 141.0, 4800.0, 989.0, 450.0,
               source="NVIDIA H200 SXM: 141 GB HBM3e, 4.8 TB/s, 989 TFLOPS bf16, NVLink 4"),
     _gpu_node("B200 x8", 180.0, 8000.0, 2250.0, 900.0,

@@ -139,6 +139,11 @@ class ModelSpec:
         return self.n_heads * (self.v_head_dim if self.is_mla else self.head_dim)
 
     @property
+    def kv_cache_heads(self) -> int:
+        """Independent KV streams in the cache: n_kv_heads, or 1 for MLA's shared latent."""
+        return 1 if self.is_mla else self.n_kv_heads
+
+    @property
     def kv_values_per_token_layer(self) -> int:
         """Values cached per token per layer: K and V of every KV head, or MLA's latent + rope key."""
         if self.is_mla:
@@ -292,12 +297,14 @@ def _int(cfg: Mapping, *keys, default=None) -> int:
 
 def _dtype_from_torch(cfg: Mapping) -> str:
     td = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
-    return {"float16": "fp16", "bfloat16": "bf16", "float32": "bf16"}.get(td, "bf16")
+    # fp32 checkpoints are served in 16-bit
+    return {"float16": "fp16", "bfloat16": "bf16", "float32": "fp16"}.get(td, "bf16")
 
 
 def _hf_to_kwargs(cfg: Mapping) -> dict:
     mtype = str(cfg.get("model_type", "llama"))
-    if mtype in ("gpt2", "gpt3", "openai-gpt", "gpt_neo"):
+    if mtype in ("gpt2", "gpt3", "openai-gpt", "gpt_neo", "gptj"):
+        rotary = mtype == "gptj"        # GPT-J: rotary positions, untied head, no QKV bias
         hidden = _int(cfg, "n_embd", "hidden_size")
         heads = _int(cfg, "n_head", "num_attention_heads")
         require(hidden % heads == 0, f"hidden ({hidden}) must be divisible by heads ({heads})")
@@ -306,9 +313,9 @@ def _hf_to_kwargs(cfg: Mapping) -> dict:
             n_kv_heads=heads, head_dim=hidden // heads,
             ffn_hidden=_int(cfg, "n_inner", "intermediate_size", default=4 * hidden),
             vocab=_int(cfg, "vocab_size"), gated_ffn=False,
-            tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
-            qkv_bias=True, dense_bias=True, norm="layernorm",
-            learned_positions=_int(cfg, "n_positions", "max_position_embeddings"),
+            tied_embeddings=bool(cfg.get("tie_word_embeddings", not rotary)),
+            qkv_bias=not rotary, dense_bias=True, norm="layernorm",
+            learned_positions=0 if rotary else _int(cfg, "n_positions", "max_position_embeddings"),
             max_position=_int(cfg, "n_positions", "max_position_embeddings"),
             weight_dtype=_dtype_from_torch(cfg), act_dtype=_dtype_from_torch(cfg),
             kv_dtype=_dtype_from_torch(cfg),

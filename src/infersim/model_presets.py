@@ -37,6 +37,15 @@ PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
     _P("Mistral 7B", "mistral-7b.json", 7.24e9, "mistralai/Mistral-7B-v0.1 (HF card: 7.24B)"),
     _P("Qwen2.5 72B", "qwen2.5-72b.json", 72.7e9, "Qwen2.5 technical report / model card: 72.7B"),
     _P("GPT-3 175B", "gpt-3-175b.json", 175.0e9, "Brown et al. 2020, Table 2.1"),
+    _P("GPT-J 6B", "gpt-j-6b.json", 6.05e9, "EleutherAI/gpt-j-6b model card: 6,053,381,344"),
+    _P("Mixtral 8x7B", "mixtral-8x7b.json", 46.7e9, "Mistral AI, Mixtral of Experts (2024): 46.7B",
+       published_active_params=12.9e9),
+    _P("Mixtral 8x22B", "mixtral-8x22b.json", 141e9, "Mistral AI, Mixtral 8x22B announcement: 141B",
+       published_active_params=39e9),
+    _P("DeepSeek-V3", "deepseek-v3.json", 671e9, "DeepSeek-V3 technical report (2024): 671B, MTP excluded",
+       published_active_params=37e9),
+    _P("Qwen3-235B-A22B", "qwen3-235b-a22b.json", 235e9, "Qwen3 technical report (2025): 235B",
+       published_active_params=22e9),
 ]}
 
 DEFAULT_MODEL = "Llama 3.1 70B"

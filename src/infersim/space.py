@@ -13,7 +13,7 @@ with tp·cp·pp·dp ≤ PEs. Pruning (``valid``) then removes configs that are m
 
 * cp = 1: the ring variant and the FFN scope do nothing (kept: the mode default, "TP");
 * tp = 1: there is no KV sharding inside TP (kept: "head");
-* n_kv_heads ≥ tp: "hybrid" is "head" (kept: "head");
+* n_kv_heads ≥ tp: "hybrid" is "head" (kept: "head"); MLA's single latent: "hybrid" is "seq";
 * placements that put every group on the same link levels as another placement (e.g. any
   placement when all groups but one have size 1) are equivalent: the configs are keyed by the link
   levels each group spans and only the first placement (default order first) is kept.
@@ -96,7 +96,8 @@ def _space_cached(model: ModelSpec, topo: tuple, wl: Workload) -> tuple[ParArray
     cols["ffn_shard_scope"] = np.where(single_cp, 0, cols["ffn_shard_scope"])
     kvm = cols["kv_shard_mode"]
     kvm = np.where(cols["tp"] == 1, 0, kvm)
-    kvm = np.where((kvm == 2) & (model.n_kv_heads >= cols["tp"]), 0, kvm)
+    kvm = np.where((kvm == 2) & (model.kv_cache_heads >= cols["tp"]), 0, kvm)
+    kvm = np.where((kvm == 2) & (model.kv_cache_heads == 1), 1, kvm)   # one KV stream: hybrid = seq
     cols["kv_shard_mode"] = kvm
     par = ParArrays(**{f: cols[f] for f in FIELDS})
     strides = mesh_strides(par)
@@ -104,8 +105,10 @@ def _space_cached(model: ModelSpec, topo: tuple, wl: Workload) -> tuple[ParArray
     levels = [group_levels(strides[d], getattr(par, d), ppc_, pps) for d in ("tp", "cp", "pp")]
     # the sequence-shard subgroup inside TP has levels of its own; the dp group never talks
     seq_split = np.select([kvm == 1, kvm == 2],
-                          [par.tp, par.tp // np.minimum(par.tp, model.n_kv_heads)], 1)
+                          [par.tp, par.tp // np.minimum(par.tp, model.kv_cache_heads)], 1)
     levels.append(group_levels(strides["tp"], seq_split, ppc_, pps))
+    if model.is_moe:     # the EP / expert-slice split of the tp·cp·dp group
+        levels.append(group_levels(strides["dp"], par.dp, ppc_, pps))
     key = np.column_stack([cols[f] for f in ("tp", "cp", "pp", "dp", "ep", "kv_shard_mode",
                                              "ffn_shard_scope", "cp_ring_variant")]
                           + [lv.T for lv in levels])
