@@ -299,6 +299,34 @@ def cmd_codesign(args) -> int:
     return 0
 
 
+@command
+def cmd_validate(args) -> int:
+    from .validate import run_validation
+
+    rep = run_validation(refit=args.refit)
+    if args.write_docs:
+        from .validate import write_docs
+
+        write_docs(rep, args.write_docs)
+    if args.json:
+        emit_json(rep.to_dict())
+        return 0
+    t = Table(title="Predicted vs published measurements")
+    for col in ("row", "split", "measured", "uncalibrated", "calibrated", "error"):
+        t.add_column(col, justify="right" if col not in ("row", "split") else "left")
+    for r in rep.rows:
+        t.add_row(r.row.id, r.row.split, f"{r.row.measured:,.0f} {r.row.unit}", f"{r.predicted_raw:,.1f}",
+                  f"{r.predicted:,.1f}", f"{100 * r.error:+.1f}%")
+    console.print(t)
+    for name, f in rep.fits.items():
+        console.print(f"fit {name}: compute x{f.compute_scale}, memory x{f.memory_scale}, "
+                      f"overhead {f.kernel_overhead_ns:g} ns (train RMS log error {f.train_rmse_log:.3f})")
+    console.print(f"median |error|: train {100 * rep.median_abs_error('train'):.1f}%, held-out test "
+                  f"{100 * rep.median_abs_error('test'):.1f}% (uncalibrated: "
+                  f"{100 * rep.median_abs_error('test', False):.1f}%)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="infersim", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -339,6 +367,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--objective", default="latency", help="latency | throughput | throughput_per_pe")
     p.add_argument("--top-k", type=int, default=1, help="pairs kept per hardware candidate")
     p.add_argument("--csv", help="write the kept (hardware, parallelism) pairs to this CSV file")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("validate", help="compare predictions with published measurements")
+    p.add_argument("--refit", action="store_true", help="fit the calibration afresh on the train rows")
+    p.add_argument("--write-docs", metavar="PATH", help="write the error table as Markdown to PATH")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("ui", help="start the Streamlit UI on 127.0.0.1")

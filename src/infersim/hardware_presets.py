@@ -6,6 +6,8 @@ data sheet; InfiniBand NDR at 400 Gb/s = 50 GB/s per GPU.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .errors import InferSimError
 from .hardware import HardwareSpec
 
@@ -33,22 +35,53 @@ def _gpu_node(name, hbm_gb, hbm_gbs, tflops, nvlink_gbs, nodes=1, ib_gbs=50.0, a
         fp8_speedup=fp8, kernel_overhead_ns=2000.0, link_eff=0.80, source=source)
 
 
-HW_PRESETS: dict[str, HardwareSpec] = {h.name: h for h in [
+_H100 = _gpu_node("H100-SXM x8", 80.0, 3350.0, 989.0, 450.0,
+                  source="NVIDIA H100 SXM5: 80 GB HBM3, 3.35 TB/s, 989 TFLOPS bf16, NVLink 4 900 GB/s")
+_A100 = _gpu_node("A100-SXM x8", 80.0, 2039.0, 312.0, 300.0, fp8=1.0,
+                  source="NVIDIA A100 SXM4 80GB: 2,039 GB/s HBM2e, 312 TFLOPS bf16, NVLink 3 600 GB/s, no fp8")
+
+#: Uncalibrated specs (generic efficiency curves) that ``infersim.validate`` fits against.
+BASE_GPU_SPECS: dict[str, HardwareSpec] = {"hopper": _H100, "ampere": _A100}
+#: Per family: (compute-efficiency scale, memory-efficiency scale, kernel overhead ns), fitted by
+#: ``infersim validate --refit`` on the train rows of its published measurements (docs/validation.md).
+#: The published rows are TensorRT-LLM v0.5/v0.6 (2023) runs, so the fitted launch overhead
+#: (~20 us per kernel) reflects that runtime, not a CUDA-graph-captured modern stack.
+CALIBRATION: dict[str, tuple[float, float, float]] = {
+    "hopper": (0.65, 1.1, 20000.0),
+    "ampere": (0.95, 1.1, 20000.0),
+}
+FAMILY_PRESETS = {"hopper": ("H100-SXM x8", "H100-SXM 2x8 (IB)", "H200 x8"), "ampere": ("A100-SXM x8",)}
+
+
+def calibrate(hw: HardwareSpec, compute_scale: float, memory_scale: float,
+              kernel_overhead_ns: float) -> HardwareSpec:
+    """``hw`` with its efficiency curves scaled (capped at 1) and its launch overhead set."""
+    scale = lambda table, s: tuple((x, min(1.0, e * s)) for x, e in table)  # noqa: E731
+    return replace(hw, compute_eff=scale(hw.compute_eff, compute_scale),
+                   memory_eff=scale(hw.memory_eff, memory_scale), kernel_overhead_ns=kernel_overhead_ns)
+
+
+def _family_of(name: str) -> str | None:
+    return next((f for f, names in FAMILY_PRESETS.items() if name in names), None)
+
+
+_RAW = [
     GENERIC_SIP,
-    _gpu_node("H100-SXM x8", 80.0, 3350.0, 989.0, 450.0,
-              source="NVIDIA H100 SXM5: 80 GB HBM3, 3.35 TB/s, 989 TFLOPS bf16, NVLink 4 900 GB/s"),
+    _H100,
     _gpu_node("H100-SXM 2x8 (IB)", 80.0, 3350.0, 989.0, 450.0, nodes=2,
               source="two DGX H100 nodes, 8x 400 Gb/s InfiniBand NDR per node"),
-    _gpu_node("A100-SXM x8", 80.0, 2039.0, 312.0, 300.0, fp8=1.0,
-              source="NVIDIA A100 SXM4 80GB: 2,039 GB/s HBM2e, 312 TFLOPS bf16, NVLink 3 600 GB/s, no fp8"),
+    _A100,
     _gpu_node("H200 x8", 141.0, 4800.0, 989.0, 450.0,
               source="NVIDIA H200 SXM: 141 GB HBM3e, 4.8 TB/s, 989 TFLOPS bf16, NVLink 4"),
     _gpu_node("B200 x8", 180.0, 8000.0, 2250.0, 900.0,
-              source="NVIDIA HGX B200: 180 GB HBM3e, 8 TB/s, 2.25 PFLOPS bf16 dense, NVLink 5 1.8 TB/s"),
+              source="NVIDIA HGX B200: 180 GB HBM3e, 8 TB/s, 2.25 PFLOPS bf16 dense, NVLink 5 1.8 TB/s "
+                     "(uncalibrated)"),
     _gpu_node("MI300X x8", 192.0, 5300.0, 1307.4, 448.0, alpha_nvl=1500.0,
               source="AMD Instinct MI300X: 192 GB HBM3, 5.3 TB/s, 1307 TFLOPS fp16, "
-                     "7 Infinity Fabric links x 64 GB/s"),
-]}
+                     "7 Infinity Fabric links x 64 GB/s (uncalibrated)"),
+]
+HW_PRESETS: dict[str, HardwareSpec] = {
+    h.name: calibrate(h, *CALIBRATION[_family_of(h.name)]) if _family_of(h.name) else h for h in _RAW}
 
 DEFAULT_HW = GENERIC_SIP.name
 
