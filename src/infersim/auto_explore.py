@@ -103,14 +103,21 @@ def evaluate_space(model: ModelSpec, hw: HardwareSpec, wl: Workload, chunk: int 
     lat = np.full(n, np.nan)
     mem = np.empty(n)
     for start in range(0, n, chunk):
-        idx = np.arange(start, min(n, start + chunk))
-        terms = cost.prepare(model, hw, space.take(idx), wl)
-        mem[idx] = terms.mem_bytes
-        fit = np.flatnonzero(terms.fits(hw.pe_hbm_gb))
-        if len(fit):
-            lat[idx[fit]] = cost.evaluate(terms.take(fit), breakdown=False)["total_ns"]
+        stop = min(n, start + chunk)
+        part = space if (start, stop) == (0, n) else space.take(slice(start, stop))
+        terms = cost.prepare(model, hw, part, wl)
+        mem[start:stop] = terms.mem_bytes
+        fit = terms.fits(hw.pe_hbm_gb)
+        n_fit = int(fit.sum())
+        if n_fit > (stop - start) // 2:
+            # mostly fitting: costing the few misfits is cheaper than copying the terms
+            t = cost.evaluate(terms, breakdown=False)["total_ns"]
+            lat[start:stop] = np.where(fit, t, np.nan)
+        elif n_fit:
+            idx = np.flatnonzero(fit)
+            lat[start + idx] = cost.evaluate(terms.take(idx), breakdown=False)["total_ns"]
         if progress:
-            progress(int(idx[-1]) + 1, n)
+            progress(stop, n)
     return space, lat, mem, counts
 
 

@@ -68,7 +68,7 @@ def _hops(hops: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 def all_gather(n_bytes, levels: np.ndarray) -> Comm:
     """Hierarchical all-gather (also the reduce-scatter cost) of ``n_bytes`` total result."""
-    g = levels.astype(float)
+    g = np.asarray(levels, dtype=float)
     n = np.asarray(n_bytes, dtype=float)
     c = np.empty_like(g)
     inner = np.ones_like(g[0])
@@ -88,7 +88,7 @@ def all_reduce(n_bytes, levels: np.ndarray) -> Comm:
 
 def all_to_all(n_bytes, levels: np.ndarray) -> Comm:
     """Hierarchical all-to-all where each rank sends ``n_bytes`` spread evenly over the group."""
-    g = levels.astype(float)
+    g = np.asarray(levels, dtype=float)
     n = np.asarray(n_bytes, dtype=float)
     total = g.prod(axis=0)
     c = np.empty_like(g)
@@ -103,7 +103,7 @@ def all_to_all(n_bytes, levels: np.ndarray) -> Comm:
 def p2p_chain(n_bytes, levels: np.ndarray) -> Comm:
     """``size - 1`` point-to-point sends between consecutive members of a group (pipeline
     stages): hops inside a cube, between cubes and between SiPs, counted per level."""
-    g = levels.astype(float)
+    g = np.asarray(levels, dtype=float)
     hops = np.stack([(g[0] - 1) * g[1] * g[2], (g[1] - 1) * g[2], g[2] - 1])
     n = np.asarray(n_bytes, dtype=float)
     return Comm(hops * n, _hops(hops, n))

@@ -177,11 +177,12 @@ def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) ->
     # ----- placement → link levels of each group -----------------------------------------------
     ppc, pps = hw.pes_per_cube, hw.pes_per_sip
     strides = mesh_strides(par)
-    lv_tp = group_levels(strides["tp"], par.tp, ppc, pps)
-    lv_cp = group_levels(strides["cp"], par.cp, ppc, pps)
-    lv_pp = group_levels(strides["pp"], par.pp, ppc, pps)
+    # float copies once: every collective below reads them
+    lv_tp = group_levels(strides["tp"], par.tp, ppc, pps).astype(float)
+    lv_cp = group_levels(strides["cp"], par.cp, ppc, pps).astype(float)
+    lv_pp = group_levels(strides["pp"], par.pp, ppc, pps).astype(float)
     lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
-    lv_seq = group_levels(strides["tp"], seq_split.astype(np.int64), ppc, pps)
+    lv_seq = group_levels(strides["tp"], seq_split.astype(np.int64), ppc, pps).astype(float)
     ffn_tpcp = scope == 1
     lv_ffn = np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp)
     g_ffn = np.where(ffn_tpcp, tp * cp, tp)
@@ -275,7 +276,7 @@ def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) ->
         # outputs; finally the TP (decode: TP·CP) replicas of a token gather its result. With
         # ep = 1 and G = tp this is exactly the dense FFN's all-reduce (reduce-scatter +
         # all-gather).
-        lv_G = lv_tp * lv_cp * group_levels(strides["dp"], par.dp, ppc, pps)
+        lv_G = (lv_tp * lv_cp * group_levels(strides["dp"], par.dp, ppc, pps)).astype(np.int64)
         lv_etp, lv_ep = split_levels(lv_G, etp.astype(np.int64))
         p_team = 1.0 - (1.0 - 1.0 / ep) ** k
         team_tok = n_tok * p_team

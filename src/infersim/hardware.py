@@ -20,6 +20,7 @@ calibration fits. Units: GB = 1e9 bytes, GB/s = bytes per ns, TFLOPS = 1e3 flops
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -146,7 +147,11 @@ class HardwareSpec:
             raise InferSimError(f"bad hardware spec: {exc}") from None
 
 
+@lru_cache(maxsize=256)
+def _log_table(table) -> tuple[np.ndarray, np.ndarray]:
+    return np.log10([x for x, _ in table]), np.array([e for _, e in table], dtype=float)
+
+
 def _interp_log(size: np.ndarray, table) -> np.ndarray:
-    xs = np.log10([x for x, _ in table])
-    ys = np.array([e for _, e in table], dtype=float)
+    xs, ys = _log_table(table)
     return np.interp(np.log10(np.maximum(np.asarray(size, dtype=float), 1.0)), xs, ys)
