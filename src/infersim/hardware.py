@@ -42,6 +42,23 @@ DEFAULT_MEMORY_EFF: tuple[tuple[float, float], ...] = (
 
 
 @dataclass(frozen=True)
+class Topology:
+    """The PE / cube / SiP hierarchy alone: all the parallelism space depends on."""
+
+    pes_per_cube: int
+    cubes_per_sip: int
+    n_sips: int
+
+    @property
+    def pes_per_sip(self) -> int:
+        return self.pes_per_cube * self.cubes_per_sip
+
+    @property
+    def n_pes(self) -> int:
+        return self.pes_per_sip * self.n_sips
+
+
+@dataclass(frozen=True)
 class HardwareSpec:
     """A multi-PE inference system. See the module docstring for the hierarchy and units."""
 
@@ -95,12 +112,16 @@ class HardwareSpec:
 
     # ----- topology ----------------------------------------------------------------------------
     @property
+    def topology(self) -> Topology:
+        return Topology(self.pes_per_cube, self.cubes_per_sip, self.n_sips)
+
+    @property
     def pes_per_sip(self) -> int:
-        return self.pes_per_cube * self.cubes_per_sip
+        return self.topology.pes_per_sip
 
     @property
     def n_pes(self) -> int:
-        return self.pes_per_sip * self.n_sips
+        return self.topology.n_pes
 
     def knobs(self) -> dict[str, float]:
         return {k: float(getattr(self, k)) for k in KNOBS}

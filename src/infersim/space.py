@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .hardware import HardwareSpec
+from .hardware import HardwareSpec, Topology
 from .model import ModelSpec
 from .parallel import (CP_RING_VARIANTS, FIELDS, ParArrays, default_ring_variant, group_levels,
                        mesh_strides, valid_pp, valid_tp)
@@ -53,7 +53,7 @@ def _pow2_upto(n: int) -> list[int]:
     return out
 
 
-def degree_options(model: ModelSpec, hw: HardwareSpec, wl: Workload) -> dict[str, list[int]]:
+def degree_options(model: ModelSpec, hw: HardwareSpec | Topology, wl: Workload) -> dict[str, list[int]]:
     n = hw.n_pes
     pow2 = _pow2_upto(n)
     opts = {
@@ -67,9 +67,7 @@ def degree_options(model: ModelSpec, hw: HardwareSpec, wl: Workload) -> dict[str
 
 
 @lru_cache(maxsize=64)
-def _space_cached(model: ModelSpec, topo: tuple, wl: Workload) -> tuple[ParArrays, SpaceCounts]:
-    ppc, cps, nsips = topo
-    hw_like = _Topo(ppc, cps, nsips)
+def _space_cached(model: ModelSpec, hw_like: Topology, wl: Workload) -> tuple[ParArrays, SpaceCounts]:
     opts = degree_options(model, hw_like, wl)
     grids = np.meshgrid(*(np.asarray(opts[k]) for k in ("tp", "cp", "pp", "dp", "ep")), indexing="ij")
     tp, cp, pp, dp, ep = (g.ravel() for g in grids)
@@ -118,21 +116,6 @@ def _space_cached(model: ModelSpec, topo: tuple, wl: Workload) -> tuple[ParArray
     return valid, SpaceCounts(raw=raw, valid=len(first), degree_tuples=n_deg)
 
 
-@dataclass(frozen=True)
-class _Topo:
-    pes_per_cube: int
-    cubes_per_sip: int
-    n_sips: int
-
-    @property
-    def pes_per_sip(self) -> int:
-        return self.pes_per_cube * self.cubes_per_sip
-
-    @property
-    def n_pes(self) -> int:
-        return self.pes_per_sip * self.n_sips
-
-
 def parallelism_space(model: ModelSpec, hw: HardwareSpec, wl: Workload) -> tuple[ParArrays, SpaceCounts]:
     """All valid, non-equivalent configs (cached per model, topology and workload)."""
-    return _space_cached(model, (hw.pes_per_cube, hw.cubes_per_sip, hw.n_sips), wl)
+    return _space_cached(model, hw.topology, wl)
