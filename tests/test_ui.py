@@ -136,3 +136,14 @@ def test_bad_hardware_edit_is_a_message(app):
     app.run()
     assert not app.exception
     assert any("bw_hbm_gbs must be > 0" in e.value for e in app.error)
+
+
+def test_simulate_moe_with_expert_parallel(app):
+    app.selectbox(key="model").set_value("Mixtral 8x7B")
+    app.run()
+    app.selectbox(key="sim_tp").set_value(8)
+    app.number_input(key="sim_ep").set_value(8)
+    app.run()
+    assert not app.exception and not app.error
+    names = {t["name"] for spec in charts(app).values() for t in spec["data"] if "name" in t}
+    assert "ep_alltoall" in names

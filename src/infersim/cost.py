@@ -255,7 +255,7 @@ def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) ->
     comms_moe = coll.Comm.zeros(n)
     if model.is_moe:
         E, k, fe = float(model.n_experts), float(model.n_experts_per_tok), float(model.moe_ffn_hidden)
-        w_shared, f_sh = dense_ffn("shared_expert", model.n_shared_experts * fe, L_moe)
+        w_shared, _ = dense_ffn("shared_expert", model.n_shared_experts * fe, L_moe)
         add_op("router", 2 * tok_pe * h * E, h * E * wb + tok_pe * (h + E) * ab, L_moe, 2)
         # routed experts over the MoE group G = tp·cp·dp = ep (experts) × etp (expert slices)
         G = tp * cp * dp
@@ -370,8 +370,8 @@ def evaluate(terms: Terms, knobs: dict | None = None, breakdown: bool = True) ->
     """Stage 2: latency (ns) of every config for the given knob values.
 
     Returns ``total_ns``, ``fits`` and, with ``breakdown``, one array per component in
-    :data:`COMPONENTS` (they sum to ``total_ns``). Knob arrays of shape ``(H, 1)`` give
-    ``(H, N)`` results."""
+    :data:`COMPONENTS` (they sum to ``total_ns``) and ``op_times_ns`` (each operator's roofline
+    time, launch overhead excluded). Knob arrays of shape ``(H, 1)`` give ``(H, N)`` results."""
     hw = terms.hw
     k = knob_values(hw, knobs)
     flops_per_ns = np.asarray(k["peak_tflops_f16"]) * 1e3
@@ -381,6 +381,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, breakdown: bool = True) ->
 
     compute = hbm = 0.0
     attn_t = None
+    op_times = {}
     for i, op in enumerate(terms.ops):
         tc = op.f / flops_per_ns
         tm = op.m / bw
@@ -390,6 +391,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, breakdown: bool = True) ->
             c_dom = tc >= tm
             compute = compute + np.where(c_dom, tc, 0.0) * op.mult
             hbm = hbm + np.where(c_dom, 0.0, tm) * op.mult
+            op_times[op.name] = np.maximum(tc, tm) * op.mult
         else:
             compute = compute + np.maximum(tc, tm) * op.mult
 
@@ -409,6 +411,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, breakdown: bool = True) ->
         total = total + out[name]
     out["total_ns"] = total
     out["fits"] = fits
+    out["op_times_ns"] = op_times
     return out
 
 

@@ -48,6 +48,7 @@ class SimResult:
             "mem_per_pe_bytes": self.mem_per_pe_bytes, "mem_breakdown_bytes": self.mem_breakdown_bytes,
             "mem_capacity_bytes": self.mem_capacity_bytes, "fits": self.fits, "bound": self.bound,
             "pes_used": self.pes_used, "tokens_per_s": self.tokens_per_s,
+            "op_times_ns": self.op_times_ns,
         }
 
 
@@ -58,11 +59,7 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
     terms = cost.prepare(model, hw, arrays, workload)
     res = cost.evaluate(terms)
     scalar = lambda a: float(a[0])  # noqa: E731
-    resolved = ParArrays.config(arrays, 0)
-    ops = {}
-    for op in terms.ops:
-        t = max(float(op.f[0]) / (hw.peak_tflops_f16 * 1e3), float(op.m[0]) / hw.bw_hbm_gbs)
-        ops[op.name] = op.mult * t
+    resolved = arrays.config(0)
     return SimResult(
         model=model.name, hardware=hw.name, par=resolved, workload=workload,
         total_latency_ns=scalar(res["total_ns"]),
@@ -73,5 +70,5 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
         fits=bool(res["fits"][0]),
         bound=str(cost.bound_of(res)[0]),
         pes_used=par.pes,
-        op_times_ns=ops,
+        op_times_ns={k: scalar(v) for k, v in res["op_times_ns"].items()},
     )
