@@ -39,7 +39,8 @@ def generic_hw():
 
 
 POW2 = [1, 2, 4, 8, 16, 32, 64]
-MODEL_NAMES = ["Llama 3.1 8B", "Llama 3.1 70B", "Llama 2 7B", "Mistral 7B", "GPT-3 175B"]
+MODEL_NAMES = ["Llama 3.1 8B", "Llama 3.1 70B", "Llama 2 7B", "Mistral 7B", "GPT-3 175B",
+               "Mixtral 8x7B", "DeepSeek-V3", "Qwen3-235B-A22B"]
 HW_NAMES = list(HW_PRESETS)
 
 
@@ -57,8 +58,12 @@ def scenario(draw, model_names=MODEL_NAMES, hw_names=HW_NAMES):
     cp = draw(st.sampled_from([c for c in POW2 if tp * c <= hw.n_pes]))
     pp = draw(st.sampled_from([p for p in valid_pp(model) if tp * cp * p <= hw.n_pes]))
     dp = draw(st.sampled_from([d for d in POW2 if tp * cp * pp * d <= hw.n_pes and d <= batch]))
+    ep = 1
+    if model.is_moe:
+        ep = draw(st.sampled_from([e for e in POW2 if model.n_experts % e == 0
+                                   and (tp * cp * dp) % e == 0]))
     par = Parallelism(
-        tp=tp, cp=cp, pp=pp, dp=dp,
+        tp=tp, cp=cp, pp=pp, dp=dp, ep=ep,
         kv_shard_mode=draw(st.sampled_from(KV_SHARD_MODES)),
         ffn_shard_scope=draw(st.sampled_from(FFN_SHARD_SCOPES)),
         tp_placement=draw(st.sampled_from(TP_PLACEMENTS)),

@@ -83,7 +83,7 @@ class ExploreResult:
         return out
 
 
-def _score(objective: str, latency_ns: np.ndarray, pes: np.ndarray) -> np.ndarray:
+def objective_score(objective: str, latency_ns: np.ndarray, pes: np.ndarray) -> np.ndarray:
     """Lower is better for every objective (throughputs enter negated)."""
     if objective == "latency":
         return latency_ns
@@ -92,7 +92,7 @@ def _score(objective: str, latency_ns: np.ndarray, pes: np.ndarray) -> np.ndarra
 
 
 def rank_order(objective: str, latency_ns, pes, mem) -> np.ndarray:
-    return np.lexsort((mem, pes, _score(objective, latency_ns, pes)))
+    return np.lexsort((mem, pes, objective_score(objective, latency_ns, pes)))
 
 
 def evaluate_space(model: ModelSpec, hw: HardwareSpec, wl: Workload, chunk: int = CHUNK,

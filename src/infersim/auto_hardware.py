@@ -33,7 +33,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from . import cost
-from .auto_explore import OBJECTIVES, evaluate_space, rank_order
+from .auto_explore import OBJECTIVES, evaluate_space, objective_score, rank_order
 from .autosuggest import autosuggest
 from .errors import InferSimError, choice, require
 from .hardware import KNOBS, HardwareSpec
@@ -148,7 +148,7 @@ def enumerate_hardware(depth: str = "balanced", custom: Mapping[str, Sequence[fl
 def _sweep_slice(model: ModelSpec, base_hw: HardwareSpec, wl: Workload, knob_rows: np.ndarray,
                  objective: str, keep: str, top_k: int):
     """Evaluate candidates ``knob_rows`` (H × 6) over the full space. Returns per candidate the
-    kept (config index, latency, mem) arrays, the number of fitting configs and of evaluations."""
+    kept (config index, latency, mem) arrays, best first, and the number of fitting configs."""
     space, _ = parallelism_space(model, base_hw, wl)
     terms = cost.prepare(model, base_hw, space, wl)
     pes = space.pes.astype(float)
@@ -178,8 +178,7 @@ def _sweep_slice(model: ModelSpec, base_hw: HardwareSpec, wl: Workload, knob_row
                 else:
                     k = min(top_k, len(fit))
                     # rank fully only the shortlist: argpartition on the objective, then sort
-                    score = row if objective == "latency" else (
-                        -1.0 / row if objective == "throughput" else -1.0 / (row * pes[fit]))
+                    score = objective_score(objective, row, pes[fit])
                     sel = np.argpartition(score, k - 1)[:k] if k < len(fit) else np.arange(len(fit))
                 sel = sel[rank_order(objective, row[sel], pes[fit][sel], sub.mem_bytes[sel])]
                 kept[r] = (fit[sel], row[sel].copy(), sub.mem_bytes[sel].copy())

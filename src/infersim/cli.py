@@ -131,6 +131,11 @@ def cmd_simulate(args) -> int:
         if v > 0:
             t.add_row(name, fmt_ns(v), f"{100 * v / r.total_latency_ns:.1f}%")
     console.print(t)
+    top = max(r.breakdown_ns, key=r.breakdown_ns.get)
+    if top == "overhead":
+        console.print(f"note: kernel-launch overhead is the largest share "
+                      f"({100 * r.breakdown_ns[top] / r.total_latency_ns:.0f}%); "
+                      f"{hw.name} launches cost {hw.kernel_overhead_ns:g} ns each")
     verdict = "[green]fits[/]" if r.fits else "[red]does NOT fit[/]"
     parts = ", ".join(f"{k} {fmt_gb(v)}" for k, v in r.mem_breakdown_bytes.items())
     console.print(f"Memory per PE {fmt_gb(r.mem_per_pe_bytes)} of {fmt_gb(r.mem_capacity_bytes)} usable "

@@ -16,6 +16,11 @@ from .workload import Workload
 
 @dataclass(frozen=True)
 class SimResult:
+    """One configuration's step latency (ns) with its breakdown by component (summing to the
+    total), memory per PE with its parts, and ``bound``: which of compute, memory (HBM) and
+    communication (every collective, p2p and exposed ring time) takes longest; kernel-launch
+    overhead is reported as its own component."""
+
     model: str
     hardware: str
     par: Parallelism
