@@ -138,7 +138,7 @@ def tab_simulate(model: ModelSpec, hw: HardwareSpec, wl: Workload) -> None:
     m[1].metric("Bound", r.bound)
     m[2].metric("Memory per PE", f"{r.mem_per_pe_bytes / 1e9:.2f} GB",
                 "fits" if r.fits else "does not fit", delta_color="normal" if r.fits else "inverse")
-    m[3].metric("Throughput", f"{r.tokens_per_s:,.1f} tok/s", f"{r.pes_used} PEs", delta_color="off")
+    m[3].metric(f"Throughput ({r.pes_used} PEs)", f"{r.tokens_per_s:,.1f} tok/s")
     st.plotly_chart(charts.breakdown_bar(r.breakdown_ns, f"{r.par.describe()} — {r.total_latency_ns / 1e6:.3f} ms"),
                     key="sim_breakdown")
     st.plotly_chart(charts.memory_bar(r.mem_breakdown_bytes, r.mem_capacity_bytes, hw.pe_hbm_gb * 1e9),

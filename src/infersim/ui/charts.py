@@ -43,22 +43,31 @@ def memory_bar(parts_bytes: dict[str, float], capacity_bytes: float, hbm_bytes: 
     return fig
 
 
+CP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "pentagon")
+
+
 def explore_scatter(df: pd.DataFrame, pick: dict | None) -> go.Figure:
-    """Latency vs PEs used, one colour per (TP, CP) pair, the autosuggest pick ringed."""
+    """Latency vs PEs used: colour = TP degree, marker shape = CP degree; autosuggest ringed."""
     fig = go.Figure()
-    for (tp, cp), g in df.groupby(["tp", "cp"], sort=True):
+    cps = sorted(df["cp"].unique())
+    symbol = {cp: CP_SYMBOLS[i % len(CP_SYMBOLS)] for i, cp in enumerate(cps)}
+    for tp, g in df.groupby("tp", sort=True):
         fig.add_trace(go.Scatter(
-            x=g["pes"], y=g["latency_ms"], mode="markers", name=f"TP{tp} CP{cp}",
-            marker=dict(size=7, opacity=0.75),
-            customdata=g[["pp", "dp", "kv_shard_mode", "ffn_shard_scope"]].values,
-            hovertemplate=("%{y:.3f} ms on %{x} PEs<br>PP%{customdata[0]} DP%{customdata[1]} "
-                           "%{customdata[2]} / %{customdata[3]}<extra>TP" f"{tp} CP{cp}</extra>")))
+            x=g["pes"], y=g["latency_ms"], mode="markers", name=f"TP{tp}", legendgroup="tp",
+            marker=dict(size=8, opacity=0.75, symbol=[symbol[c] for c in g["cp"]]),
+            customdata=g[["cp", "pp", "dp", "kv_shard_mode", "ffn_shard_scope"]].values,
+            hovertemplate=("%{y:.3f} ms on %{x} PEs<br>CP%{customdata[0]} PP%{customdata[1]} "
+                           "DP%{customdata[2]} %{customdata[3]} / %{customdata[4]}<extra>TP" f"{tp}</extra>")))
+    for cp in cps:   # legend entries for the shapes
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"CP{cp}", legendgroup="cp",
+                                 marker=dict(size=8, color="#777", symbol=symbol[cp])))
     if pick is not None:
         fig.add_trace(go.Scatter(x=[pick["pes"]], y=[pick["latency_ms"]], mode="markers",
                                  name="autosuggest (memory-min)",
-                                 marker=dict(size=18, symbol="circle-open", color="red", line_width=3)))
+                                 marker=dict(size=20, symbol="circle-open", color="red", line_width=3)))
+    ticks = [2 ** i for i in range(0, 11) if 2 ** i <= max(df["pes"].max(), 1) * 2]
     fig.update_layout(title="Latency vs PEs used", xaxis_title="PEs used", yaxis_title="latency (ms)",
-                      xaxis_type="log", yaxis_type="log", height=460)
+                      xaxis=dict(type="log", tickvals=ticks), yaxis_type="log", height=500)
     return fig
 
 
