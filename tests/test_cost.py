@@ -11,7 +11,6 @@ from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim import cost
 from infersim.hardware import KNOBS
 from infersim.hardware_presets import HW_PRESETS
-from infersim.model_presets import PRESETS
 from infersim.parallel import ParArrays
 
 from conftest import ideal_hw, scenario

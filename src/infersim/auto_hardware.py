@@ -243,18 +243,18 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
         args = [(model, base_hw, wl, knob_rows[a:b], objective, keep, top_k) for a, b in slices]
         if executor is None:
             results = []
-            for (a, b), arg in zip(slices, args):
+            for (_, b), arg in zip(slices, args):
                 results.append(_sweep_slice(*arg))
                 if progress:
                     progress(b, len(cands))
         else:
             futures = [executor.submit(_sweep_slice, *arg) for arg in args]
             results = []
-            for (a, b), fut in zip(slices, futures):
+            for (_, b), fut in zip(slices, futures):
                 results.append(fut.result())
                 if progress:
                     progress(b, len(cands))
-        for (a, b), (kept, n_fit) in zip(slices, results):
+        for (a, _), (kept, n_fit) in zip(slices, results):
             for j, (idx, lat, mem) in enumerate(kept):
                 c = cands[a + j]
                 cs = c.cost_score

@@ -39,7 +39,7 @@ Knobs (PEs used = tp·cp·pp·dp; EP folds into the tp·cp·dp ranks of MoE laye
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -50,7 +50,6 @@ FFN_SHARD_SCOPES = ("TP", "TP+CP")
 TP_PLACEMENTS = ("cube", "spread")
 CP_PLACEMENTS = ("pe", "spread")
 CP_RING_VARIANTS = ("kv", "qoml")
-DIMS = ("tp", "cp", "dp", "pp")
 
 
 def default_ring_variant(mode: str) -> str:
@@ -174,13 +173,6 @@ class ParArrays:
                     v = default_ring_variant(mode)
                 cols[f].append(_CODES[f].index(v) if f in _CODES else int(v))
         return cls(**{f: np.asarray(cols[f], dtype=np.int64) for f in FIELDS})
-
-    @classmethod
-    def from_columns(cls, **cols: Iterable[int]) -> "ParArrays":
-        n = len(next(iter(cols.values())))
-        full = {f: np.asarray(cols.get(f, np.zeros(n) if f in _CODES else np.ones(n)), dtype=np.int64)
-                for f in FIELDS}
-        return cls(**full)
 
     def take(self, idx) -> "ParArrays":
         return ParArrays(**{f: getattr(self, f)[idx] for f in FIELDS})
