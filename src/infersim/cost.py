@@ -115,7 +115,7 @@ class Terms:
 
     def fits(self, pe_hbm_gb: float) -> np.ndarray:
         """Memory-fit mask for one HBM capacity (the cheap rejection before the full cost)."""
-        return self.mem_bytes <= pe_hbm_gb * 1e9 * self.hw.usable_mem_frac
+        return self.mem_bytes <= self.hw.usable_bytes(pe_hbm_gb)
 
 
 def split_levels(levels: np.ndarray, inner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

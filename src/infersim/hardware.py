@@ -132,8 +132,11 @@ class HardwareSpec:
     def link_alpha_ns(self) -> tuple[float, float, float]:
         return self.alpha_intra_ns, self.alpha_inter_ns, self.alpha_intersip_ns
 
-    def usable_bytes(self) -> float:
-        return self.usable_mem_frac * self.pe_hbm_gb * 1e9
+    def usable_bytes(self, pe_hbm_gb=None):
+        """HBM bytes per PE left for weights, KV and workspace; ``pe_hbm_gb`` overrides the
+        capacity (a scalar or an array of co-design candidates)."""
+        cap = self.pe_hbm_gb if pe_hbm_gb is None else pe_hbm_gb
+        return self.usable_mem_frac * cap * 1e9
 
     # ----- efficiency curves -------------------------------------------------------------------
     def compute_efficiency(self, flops: np.ndarray) -> np.ndarray:
