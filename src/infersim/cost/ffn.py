@@ -1,0 +1,45 @@
+"""Dense FFN block (dense layers; MoE shared experts reuse :func:`ffn_ops`).
+
+Per layer and per PE, the FFN of width f is sharded over g = tp (scope "TP") or tp·cp
+(scope "TP+CP"): up/gate weights (m−1)·h·f/g, down h·f/g (m = 3 gated, 2 otherwise), flops
+2·t·h·f/g per matrix, and an all-reduce of the t·h output over the g ranks. In prefill with scope
+TP+CP the CP ranks first all-gather each other's tokens.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import collectives as coll
+from ..model import ModelSpec
+from .geometry import Geometry
+from .terms import Block
+
+
+def ffn_ops(model: ModelSpec, g: Geometry, blk: Block, name: str, width: float, mult: float):
+    """Adds the up/gate and down ops of an FFN of ``width`` run ``mult`` times; returns
+    (weight bytes per PE, width per PE)."""
+    h, m, wb, ab, tok = float(model.hidden), float(model.n_ffn_mats), g.wb, g.ab, g.tok_ffn
+    f_pe = width / g.g_ffn
+    w_up, w_down = (m - 1) * h * f_pe * wb, h * f_pe * wb
+    if mult:
+        blk.op(f"{name}_up_gate", 2 * tok * (m - 1) * h * f_pe, w_up + tok * (h + m * f_pe) * ab, mult, 2, g.n)
+        blk.op(f"{name}_down", 2 * tok * h * f_pe, w_down + tok * (f_pe + h) * ab, mult, 1, g.n)
+    return w_up + w_down, f_pe
+
+
+def ffn_allreduce(model: ModelSpec, g: Geometry, layers: float) -> coll.Comm:
+    """The FFN output all-reduce over its shard group, and in prefill with scope TP+CP the
+    all-gather of the CP ranks' tokens, for ``layers`` layers."""
+    h = float(model.hidden)
+    gather_in = coll.all_gather(np.where(g.ffn_tpcp & g.prefill, g.tok * h * g.ab, 0.0), g.lv_cp)
+    return coll.all_reduce(g.tok_ffn * h * g.ab, g.lv_ffn).scale(layers) + gather_in.scale(layers)
+
+
+def dense_ffn(model: ModelSpec, g: Geometry) -> Block:
+    blk = Block()
+    layers = float(model.n_dense_layers)
+    w, f_pe = ffn_ops(model, g, blk, "ffn", float(model.ffn_hidden), layers)
+    blk.comms["ffn_allreduce"] = ffn_allreduce(model, g, layers)
+    blk.mem.per_layer["dense"] = w
+    blk.mem.activations = [g.tok_ffn * (float(model.hidden) + model.n_ffn_mats * f_pe) * g.ab]
+    return blk

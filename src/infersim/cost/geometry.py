@@ -1,0 +1,127 @@
+"""Geometry: every per-config share the cost blocks read, computed once per ``prepare``.
+
+Nothing here depends on the hardware knobs; only the topology (which link levels each group
+spans) enters. All arrays have shape ``(N,)`` (one value per config) or ``(3, N)`` (per link level).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..hardware import Topology
+from ..model import DTYPE_BYTES, ModelSpec
+from ..parallel import ParArrays, group_levels, mesh_strides
+from ..workload import Workload
+
+
+@dataclass(frozen=True)
+class AttnGeometry:
+    """MHA/GQA or MLA, as the attention kernels see it.
+
+    GQA: ``nkv`` KV heads of width ``2·d`` (K and V), 4·d flops per (query, key) pair per head.
+    MLA: one latent per token shared by every head (like MQA with a wide head, width
+    kv_lora + rope); decode runs the absorbed path (scores and values in latent space:
+    2(r+ρ) + 2r flops per pair per head), prefill decompresses K and V (2·qk + 2·v flops)."""
+
+    nkv: float
+    kv_width: float
+    flops_per_pair_head: float
+    q_width: float
+
+    @classmethod
+    def of(cls, model: ModelSpec, prefill: bool) -> "AttnGeometry":
+        if not model.is_mla:
+            d = float(model.head_dim)
+            return cls(float(model.n_kv_heads), 2.0 * d, 4.0 * d, d)
+        kv_width = float(model.kv_lora_rank + model.qk_rope_head_dim)
+        qk = float(model.qk_nope_head_dim + model.qk_rope_head_dim)
+        if prefill:
+            return cls(1.0, kv_width, 2.0 * qk + 2.0 * model.v_head_dim, qk)
+        return cls(1.0, kv_width, 2.0 * kv_width + 2.0 * model.kv_lora_rank, kv_width)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Per-config token, head and sequence shares and the link levels of every group."""
+
+    n: int
+    prefill: bool
+    attn: AttnGeometry
+    wb: float                 # bytes per weight, activation, KV value
+    ab: float
+    kvb: float
+    tp: np.ndarray
+    pp: np.ndarray
+    dp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    kv_mode: np.ndarray       # 0 head, 1 seq, 2 hybrid
+    ffn_tpcp: np.ndarray      # FFN sharded over tp·cp
+    ring: np.ndarray          # 0 pass-KV, 1 pass-Q
+    b: np.ndarray             # sequences per DP replica
+    T: float                  # new tokens per sequence
+    ctx: float                # context after the step
+    pairs: float              # (query, key) pairs per sequence per head
+    tok: np.ndarray           # tokens per replica
+    tok_pe: np.ndarray        # tokens through dense ops per PE (prefill: split over CP)
+    tok_ffn: np.ndarray       # tokens through the FFN per PE
+    is_kv_ring: np.ndarray
+    seq_split: np.ndarray     # KV sequence split inside TP (kv_shard_mode)
+    kvh_pe: np.ndarray        # KV heads per PE
+    qh_pe: np.ndarray         # query heads per PE
+    g_ffn: np.ndarray         # ranks the FFN is sharded over
+    lv_tp: np.ndarray         # (3, N) members per level of each group
+    lv_cp: np.ndarray
+    lv_pp: np.ndarray
+    lv_tpcp: np.ndarray
+    lv_seq: np.ndarray
+    lv_ffn: np.ndarray
+    lv_dp: np.ndarray
+
+    def ones(self) -> np.ndarray:
+        return np.ones(self.n)
+
+
+def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> Geometry:
+    """Shares and levels of ``par`` on ``topo`` for ``wl`` (see ``parallel.py`` for the knobs)."""
+    f64 = lambda a: np.asarray(a, dtype=np.float64)  # noqa: E731
+    tp, pp, dp, cp, ep = (f64(getattr(par, k)) for k in ("tp", "pp", "dp", "cp", "ep"))
+    kv_mode, ring = par.kv_shard_mode, par.cp_ring_variant
+    prefill = wl.is_prefill
+    attn = AttnGeometry.of(model, prefill)
+    nq = float(model.n_heads)
+
+    b = np.ceil(wl.batch / dp)
+    T = float(wl.new_tokens)
+    tok = b * T
+    tok_pe = tok / cp if prefill else tok
+    ffn_tpcp = par.ffn_shard_scope == 1
+
+    kvg = np.minimum(attn.nkv, tp)
+    seq_split = np.select([kv_mode == 1, kv_mode == 2], [tp, tp / kvg], 1.0)
+    kvh_pe = np.where(kv_mode == 1, attn.nkv, np.maximum(attn.nkv / tp, 1.0))
+    qh_pe = np.select([kv_mode == 1, kv_mode == 2], [nq, nq / kvg], nq / tp)
+
+    ppc, pps = topo.pes_per_cube, topo.pes_per_sip
+    strides = mesh_strides(par)
+    lv_tp = group_levels(strides["tp"], par.tp, ppc, pps).astype(float)
+    lv_cp = group_levels(strides["cp"], par.cp, ppc, pps).astype(float)
+    lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
+    return Geometry(
+        n=len(par), prefill=prefill, attn=attn,
+        wb=DTYPE_BYTES[model.weight_dtype], ab=DTYPE_BYTES[model.act_dtype],
+        kvb=DTYPE_BYTES[model.kv_dtype],
+        tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, kv_mode=kv_mode, ffn_tpcp=ffn_tpcp, ring=ring,
+        b=b, T=T, ctx=float(wl.s_kv), pairs=wl.attn_pairs, tok=tok, tok_pe=tok_pe,
+        tok_ffn=np.where(ffn_tpcp & prefill, tok, tok_pe),
+        is_kv_ring=(ring == 0) & (cp > 1),
+        seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,
+        g_ffn=np.where(ffn_tpcp, tp * cp, tp),
+        lv_tp=lv_tp, lv_cp=lv_cp,
+        lv_pp=group_levels(strides["pp"], par.pp, ppc, pps).astype(float),
+        lv_tpcp=lv_tpcp,
+        lv_seq=group_levels(strides["tp"], seq_split.astype(np.int64), ppc, pps).astype(float),
+        lv_ffn=np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp),
+        lv_dp=group_levels(strides["dp"], par.dp, ppc, pps).astype(float),
+    )

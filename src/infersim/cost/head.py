@@ -1,0 +1,29 @@
+"""Embedding (first stage) and LM head (last stage), once per step.
+
+The vocab-parallel embedding gathers one row per token and all-reduces it over TP; the LM head
+computes the logits of the last token of each sequence (V/tp columns per PE) and all-gathers
+them over TP.
+"""
+from __future__ import annotations
+
+from .. import collectives as coll
+from ..model import ModelSpec
+from .geometry import Geometry
+from .terms import Block
+
+
+def head(model: ModelSpec, g: Geometry) -> Block:
+    blk = Block()
+    h, V, wb, ab = float(model.hidden), float(model.vocab), g.wb, g.ab
+    blk.op("embedding", 0.0, g.tok_pe * h * (wb + ab), 1.0, 1, g.n)
+    head_tok = g.b                                   # logits of the last token of each sequence
+    blk.op("lm_head", 2 * head_tok * h * V / g.tp,
+           V * h / g.tp * wb + head_tok * (h + V / g.tp) * ab, 1.0, 2, g.n)
+    blk.comms["tp_allreduce"] = coll.all_reduce(g.tok_pe * h * ab, g.lv_tp)
+    blk.comms["lm_head_gather"] = coll.all_gather(head_tok * V * ab, g.lv_tp)
+    emb = (model.embedding_params() / g.tp) * wb
+    blk.mem.single = emb + (0.0 if model.tied_embeddings else V * h / g.tp * wb)
+    blk.mem.first = emb
+    blk.mem.last = V * h / g.tp * wb                 # a tied head is copied to the last stage
+    blk.mem.buffers = g.b * V / g.tp * 4.0           # fp32 logits
+    return blk
