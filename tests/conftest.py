@@ -7,17 +7,23 @@ from hypothesis import strategies as st
 from infersim import HardwareSpec, Parallelism, Workload
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
+from infersim.runtime import Runtime
 from infersim.parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
                                TP_PLACEMENTS, valid_pp, valid_tp)
 
 
+#: No software overhead at all: with ``ideal_hw`` latency is pure speed of light.
+IDEAL_RT = Runtime("ideal", kernel_gap_ns=0.0, host_launch_ns=0.0, step_fixed_ns=0.0,
+                   graph_captured=True, source="tests: no software overhead")
+
+
 def ideal_hw(n_pes: int = 1, **kw) -> HardwareSpec:
-    """Efficiency 1 everywhere and no kernel overhead: latency is pure speed of light."""
+    """Efficiency 1 everywhere: with ``IDEAL_RT`` latency is pure speed of light."""
     base = dict(name=f"ideal x{n_pes}", pe_hbm_gb=10_000.0, bw_hbm_gbs=1000.0, peak_tflops_f16=100.0,
                 bw_intra_gbs=100.0, bw_inter_gbs=50.0, bw_intersip_gbs=10.0,
                 pes_per_cube=n_pes, cubes_per_sip=1, n_sips=1,
                 alpha_intra_ns=1000.0, alpha_inter_ns=2000.0, alpha_intersip_ns=4000.0,
-                kernel_overhead_ns=0.0, link_eff=1.0, usable_mem_frac=1.0,
+                link_eff=1.0, usable_mem_frac=1.0, kernel_latency_ns=0.0,
                 compute_eff=((1.0, 1.0),), memory_eff=((1.0, 1.0),))
     base.update(kw)
     return HardwareSpec(**base)
@@ -54,10 +60,12 @@ def scenario(draw, model_names=MODEL_NAMES, hw_names=HW_NAMES):
     s_q = None if mode == "decode" else draw(st.sampled_from([None, s_kv // 2, 128]))
     batch = draw(st.sampled_from([1, 2, 8, 32]))
     wl = Workload(mode=mode, s_kv=s_kv, batch=batch, s_q=s_q)
-    tp = draw(st.sampled_from([t for t in valid_tp(model) if t in POW2 and t <= hw.n_pes]))
-    cp = draw(st.sampled_from([c for c in POW2 if tp * c <= hw.n_pes]))
-    pp = draw(st.sampled_from([p for p in valid_pp(model) if tp * cp * p <= hw.n_pes]))
-    dp = draw(st.sampled_from([d for d in POW2 if tp * cp * pp * d <= hw.n_pes and d <= batch]))
+    tp = draw(st.sampled_from(valid_tp(model, hw.n_pes)))
+    cp = draw(st.integers(1, hw.n_pes // tp))
+    pp = draw(st.sampled_from(valid_pp(model, hw.n_pes // (tp * cp))))
+    dp = draw(st.integers(1, min(batch, hw.n_pes // (tp * cp * pp))))
+    b = -(-batch // dp)
+    micro = None if pp == 1 else draw(st.sampled_from([None] + list(range(1, b + 1))))
     ep = 1
     if model.is_moe:
         ep = draw(st.sampled_from([e for e in POW2 if model.n_experts % e == 0
@@ -68,5 +76,5 @@ def scenario(draw, model_names=MODEL_NAMES, hw_names=HW_NAMES):
         ffn_shard_scope=draw(st.sampled_from(FFN_SHARD_SCOPES)),
         tp_placement=draw(st.sampled_from(TP_PLACEMENTS)),
         cp_placement=draw(st.sampled_from(CP_PLACEMENTS)),
-        cp_ring_variant=draw(st.sampled_from((None,) + CP_RING_VARIANTS)))
+        cp_ring_variant=draw(st.sampled_from((None,) + CP_RING_VARIANTS)), microbatches=micro)
     return model, hw, par, wl

@@ -11,7 +11,7 @@ from infersim.auto_explore import auto_explore
 from infersim.autosuggest import autosuggest
 from infersim.cli import main
 from infersim.parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
-                               TP_PLACEMENTS)
+                               TP_PLACEMENTS, valid_pp, valid_tp)
 from infersim.space import parallelism_space
 
 from conftest import ideal_hw
@@ -20,13 +20,20 @@ SMALL = dict(n_pes=4, cubes_per_sip=2, pe_hbm_gb=12.0)   # 8 PEs: 2 cubes of 4
 
 
 def brute_force(model, hw, wl):
-    """simulate() on every combination of every knob, config by config."""
+    """simulate() on every config it accepts on the small system, config by config: every
+    degree (not only powers of two), every micro-batch count, every knob."""
     out = []
-    for tp, cp, pp, dp in itertools.product([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], [1, 2]):
-        for kv, sc, tpl, cpl, rv in itertools.product(KV_SHARD_MODES, FFN_SHARD_SCOPES, TP_PLACEMENTS,
-                                                      CP_PLACEMENTS, CP_RING_VARIANTS):
+    for tp, cp, pp, dp in itertools.product(valid_tp(model, 8), range(1, 9), valid_pp(model, 8),
+                                            range(1, wl.batch + 1)):
+        if tp * cp * pp * dp > 8:
+            continue
+        b = -(-wl.batch // dp)
+        ms = [1] if pp == 1 else list(range(1, b + 1)) + (
+            [b * c for c in (2, 4, 8, 16, 32) if wl.new_tokens // c >= 128] if wl.is_prefill else [])
+        for m, kv, sc, tpl, cpl, rv in itertools.product(ms, KV_SHARD_MODES, FFN_SHARD_SCOPES,
+                                                         TP_PLACEMENTS, CP_PLACEMENTS, CP_RING_VARIANTS):
             par = Parallelism(tp=tp, cp=cp, pp=pp, dp=dp, kv_shard_mode=kv, ffn_shard_scope=sc,
-                              tp_placement=tpl, cp_placement=cpl, cp_ring_variant=rv)
+                              tp_placement=tpl, cp_placement=cpl, cp_ring_variant=rv, microbatches=m)
             try:
                 par.validate(model, hw, wl)
             except InferSimError:
@@ -35,7 +42,7 @@ def brute_force(model, hw, wl):
     return out
 
 
-@pytest.mark.parametrize("wl", [Workload("decode", s_kv=32768, batch=2),
+@pytest.mark.parametrize("wl", [Workload("decode", s_kv=32768, batch=3),
                                 Workload("prefill", s_kv=4096)])
 def test_explorer_best_equals_brute_force(llama8b, wl):
     hw = ideal_hw(**SMALL)
@@ -44,17 +51,22 @@ def test_explorer_best_equals_brute_force(llama8b, wl):
     res = auto_explore(llama8b, hw, wl)
     assert res.n_fitting > 0
     assert res.latency_ns[0] == pytest.approx(min(fitting), rel=1e-12)
-    # pruning removed only equivalent configs: the same set of distinct latencies survives
-    assert set(np.round(res.latency_ns, 3)) == set(np.round(fitting, 3))
+    # pruning removed only equivalent or dominated configs: every explored latency is one that
+    # simulate gives, and every throughput simulate reaches is matched by an explored config
+    assert set(np.round(res.latency_ns, 3)) <= set(np.round(fitting, 3))
+    best_thr = max(r.tokens_per_s for _, r in brute if r.fits)
+    thr = auto_explore(llama8b, hw, wl, objective="throughput")
+    assert thr.tokens_per_s[0] == pytest.approx(best_thr, rel=1e-12)
     assert np.all(np.diff(res.latency_ns) >= 0)
 
 
 def test_space_counts_by_knob(llama8b):
     hw = ideal_hw(**SMALL)
     space, counts = parallelism_space(llama8b, hw, Workload("decode", s_kv=4096))
-    # degree tuples: tp, cp, pp in {1,2,4,8} with tp·cp·pp <= 8 (pp divides 32), dp = 1
-    assert counts.degree_tuples == 20
-    assert counts.raw == 20 * 48
+    # degree tuples: tp, pp in {1,2,4,8} (divisors of 32 heads / 32 layers), cp in 1..8,
+    # tp·cp·pp <= 8, dp = 1: 8+4+2+1 (tp 1) + 4+2+1 (tp 2) + 2+1 (tp 4) + 1 (tp 8) = 26
+    assert counts.degree_tuples == 26
+    assert counts.raw == 26 * 48           # batch 1: one micro-batch count per tuple
     per = {}
     for i in range(len(space)):
         p = space.config(i)
@@ -91,7 +103,8 @@ def _check_ring_winner(res, winner):
         if p.cp > 1:
             key = tuple(v for k, v in p.to_dict().items() if k != "cp_ring_variant")
             by_rest.setdefault(key, {})[p.cp_ring_variant] = res.latency_ns[i]
-    pairs = [v for v in by_rest.values() if len(v) == 2]
+    pairs = [v for k, v in by_rest.items() if len(v) == 2 and dict(k_ for k_ in zip(
+        [f for f in Parallelism().to_dict() if f != "cp_ring_variant"], k))["microbatches"] == 1]
     assert len(pairs) > 50
     loser = "kv" if winner == "qoml" else "qoml"
     assert all(v[winner] < v[loser] for v in pairs)
@@ -139,7 +152,7 @@ def test_cli_explore_json_and_csv(tmp_path, capsys):
     assert "autosuggest" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("batch, tuples, raw, valid", [(1, 100, 4800, 1260), (8, 225, 10800, 2738)])
+@pytest.mark.parametrize("batch, tuples, raw, valid", [(1, 280, 13440, 3464), (8, 686, 76800, 20649)])
 def test_default_space_counts_as_documented(llama70b, generic_hw, batch, tuples, raw, valid):
     _, c = parallelism_space(llama70b, generic_hw, Workload("decode", s_kv=131072, batch=batch))
     assert (c.degree_tuples, c.raw, c.valid) == (tuples, raw, valid)

@@ -9,7 +9,9 @@ from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
 from infersim.parallel import ParArrays
 
-from conftest import ideal_hw
+from infersim.occupancy import busiest_rank_pairs
+
+from conftest import IDEAL_RT, ideal_hw
 
 MOE = [n for n, p in PRESETS.items() if p.published_active_params]
 
@@ -23,7 +25,7 @@ def test_moe_param_counts(name):
 
 
 def op_bytes(model, hw, par, wl, name):
-    terms = cost.prepare(model, hw, ParArrays.from_configs([par], wl.mode), wl)
+    terms = cost.prepare(model, hw, ParArrays.from_configs([par], wl), wl)
     return next(float(o.nbytes[0]) for o in terms.ops if o.name == name)
 
 
@@ -38,7 +40,7 @@ def test_moe_decode_reads_only_active_experts():
     # activations of 128 token-expert pairs (in, out, and the 3 intermediate rows)
     acts = 128 * (2 * 4096 + 3 * 14336) * 2
     assert many == pytest.approx(8 * (1 - 0.75 ** 64) * expert + acts, rel=1e-9)
-    r1 = simulate(m, hw, Parallelism(), Workload("decode", s_kv=1024))
+    r1 = simulate(m, hw, Parallelism(), Workload("decode", s_kv=1024), runtime=IDEAL_RT)
     dense_equiv = m.active_param_count() * 2 / hw.bw_hbm_gbs
     assert r1.total_latency_ns < 1.01 * (dense_equiv + 1024 * m.kv_bytes_per_token / hw.bw_hbm_gbs)
 
@@ -46,12 +48,17 @@ def test_moe_decode_reads_only_active_experts():
 def test_ep_all_to_all_follows_formula():
     m = PRESETS["Mixtral 8x7B"].model
     hw = ideal_hw(n_pes=8)
-    r = simulate(m, hw, Parallelism(dp=4, ep=4), Workload("decode", s_kv=1024, batch=4))
+    r = simulate(m, hw, Parallelism(dp=4, ep=4), Workload("decode", s_kv=1024, batch=4),
+                 runtime=IDEAL_RT)
     # G = 4 ranks, etp = 1; each rank ships its token to the teams holding its 2 experts:
-    # 4 teams x p_team = 1 - (3/4)^2 copies of 4096 bf16 values, dispatch + combine
-    n = 4 * (1 - 0.75 ** 2) * 4096 * 2
-    a2a = 3 / 4 * n / hw.bw_intra_gbs + 3 * hw.alpha_intra_ns
-    assert r.breakdown_ns["ep_alltoall"] == pytest.approx(32 * 2 * a2a)
+    # 4 teams x p_team = 1 - (3/4)^2 copies of 4096 bf16 values, dispatch + combine, scaled
+    # by the busiest rank's share of the 8 token-expert pairs over its mean share (2)
+    imbalance = float(busiest_rank_pairs(np.array([4.0]), 2, np.array([4.0]))[0]) / 2
+    assert 1.2 < imbalance < 2.0
+    n = 4 * (1 - 0.75 ** 2) * 4096 * 2 * imbalance
+    pairwise = 3 / 4 * n / hw.bw_intra_gbs + 3 * hw.alpha_intra_ns
+    bruck = 2 / 2 * n / hw.bw_intra_gbs + 2 * hw.alpha_intra_ns
+    assert r.breakdown_ns["ep_alltoall"] == pytest.approx(32 * 2 * min(pairwise, bruck))
 
 
 def test_ep_one_equals_dense_tp_allreduce():
@@ -103,8 +110,8 @@ def test_fp8_weights_halve_decode_weight_traffic(llama70b):
         bf16 = op_bytes(llama70b, hw, Parallelism(), wl, name)
         fp8 = op_bytes(llama70b.with_dtypes(weight="fp8"), hw, Parallelism(), wl, name)
         assert fp8 / bf16 == pytest.approx(0.5, abs=0.002)
-    int4 = simulate(llama70b.with_dtypes(weight="int4"), hw, Parallelism(), wl).total_latency_ns
-    bf16 = simulate(llama70b, hw, Parallelism(), wl).total_latency_ns
+    int4 = simulate(llama70b.with_dtypes(weight="int4"), hw, Parallelism(), wl, IDEAL_RT).total_latency_ns
+    bf16 = simulate(llama70b, hw, Parallelism(), wl, IDEAL_RT).total_latency_ns
     assert int4 / bf16 == pytest.approx(0.25, abs=0.02)
 
 
@@ -113,13 +120,20 @@ def test_fp8_compute_rate_depends_on_hardware(llama8b):
     fp8 = llama8b.with_dtypes(weight="fp8", act="fp8")
     for hw_name, speedup in (("H100-SXM x8", 2.0), ("A100-SXM x8", 1.0)):
         hw = HW_PRESETS[hw_name]
-        arrays = ParArrays.from_configs([Parallelism()], "prefill")
+        arrays = ParArrays.from_configs([Parallelism()], wl)
         a = {o.name: o for o in cost.prepare(llama8b, hw, arrays, wl).ops}
         b = {o.name: o for o in cost.prepare(fp8, hw, arrays, wl).ops}
-        for name in ("qkv_proj", "ffn_up_gate", "ffn_down", "attention"):
-            # same flops, efficiency-scaled time ratio = the fp8 tensor-rate multiplier
-            assert a[name].flops[0] == b[name].flops[0]
-            assert a[name].f[0] / b[name].f[0] == pytest.approx(speedup)
+        for name in ("qkv_proj", "ffn_up_gate", "ffn_down"):
+            # same flops; time ratio = the fp8 tensor-rate multiplier times the ratio of the
+            # efficiencies fp8 and bf16 GEMMs of that size reach on this part
+            flops = a[name].flops[0]
+            assert flops == b[name].flops[0]
+            eff = hw.compute_efficiency(flops, "fp8") / hw.compute_efficiency(flops, "bf16")
+            assert a[name].f[0] / b[name].f[0] == pytest.approx(speedup * eff)
+            # calibrated H100: fp8 prefill GEMMs in real stacks reach ~1.3x bf16 (not 2x)
+            assert speedup * eff > 1.2 if speedup > 1 else speedup * eff == 1.0
+        # with a bf16 KV cache the attention matmuls stay at the bf16 rate
+        assert a["attention"].f[0] == b["attention"].f[0]
         t_bf16 = simulate(llama8b, hw, Parallelism(), wl).total_latency_ns
         t_fp8 = simulate(fp8, hw, Parallelism(), wl).total_latency_ns
         assert t_fp8 < t_bf16 if speedup > 1 else t_fp8 <= t_bf16

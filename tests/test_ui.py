@@ -147,3 +147,17 @@ def test_simulate_moe_with_expert_parallel(app):
     assert not app.exception and not app.error
     names = {t["name"] for spec in charts(app).values() for t in spec["data"] if "name" in t}
     assert "ep_alltoall" in names
+
+
+def test_runtime_selector_changes_the_simulation(app):
+    app.selectbox(key="sim_tp").set_value(8)
+    app.selectbox(key="runtime").set_value("eager")
+    app.run()
+    assert not app.exception and not app.error
+    eager = simulate(PRESETS["Llama 3.1 70B"].model, GENERIC_SIP, Parallelism(tp=8),
+                     Workload("decode", s_kv=131072), runtime="eager")
+    graphs = simulate(PRESETS["Llama 3.1 70B"].model, GENERIC_SIP, Parallelism(tp=8),
+                      Workload("decode", s_kv=131072))
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Latency"] == f"{eager.total_latency_ns / 1e6:.3f} ms"
+    assert eager.total_latency_ns > graphs.total_latency_ns

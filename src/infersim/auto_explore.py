@@ -5,8 +5,10 @@ and de-duplicated (:mod:`infersim.space`); :func:`infersim.cost.prepare` compute
 with the rest of the configuration terms; configs that do not fit are dropped before the
 knob-dependent evaluation; the survivors are ranked by the objective:
 
-* ``latency``            step latency, lowest first;
-* ``throughput``         tokens/s of the whole workload batch = batch·T / latency, highest first;
+* ``latency``            latency (decode: time per token; prefill: time to process the batch),
+                         lowest first;
+* ``throughput``         steady-state tokens/s of the whole workload batch = batch·T / period,
+                         highest first (pipeline micro-batches raise it without changing latency);
 * ``throughput_per_pe``  tokens/s divided by the PEs the config uses, highest first.
 
 Ties are broken by fewer PEs, then lower memory per PE.
@@ -24,6 +26,7 @@ from .errors import InferSimError, choice
 from .hardware import HardwareSpec
 from .model import ModelSpec
 from .parallel import ParArrays, Parallelism
+from .runtime import get_runtime
 from .simulate import SimResult, simulate
 from .space import SpaceCounts, parallelism_space
 from .workload import Workload
@@ -42,12 +45,14 @@ class ExploreResult:
     objective: str
     configs: ParArrays
     latency_ns: np.ndarray
+    period_ns: np.ndarray
     mem_per_pe_bytes: np.ndarray
     pes: np.ndarray
     counts: SpaceCounts
     n_fitting: int
     elapsed_s: float
     best_result: SimResult | None
+    runtime: str = "cuda-graphs"
 
     @property
     def n_enumerated(self) -> int:
@@ -63,7 +68,7 @@ class ExploreResult:
 
     @property
     def tokens_per_s(self) -> np.ndarray:
-        return self.workload.tokens / (self.latency_ns * 1e-9)
+        return self.workload.tokens / (self.period_ns * 1e-9)
 
     @property
     def evals_per_s(self) -> float:
@@ -78,29 +83,34 @@ class ExploreResult:
             p = self.configs.config(i)
             out.append({"rank": i + 1, **p.to_dict(), "pes": int(self.pes[i]),
                         "latency_ms": float(self.latency_ns[i]) / 1e6,
+                        "period_ms": float(self.period_ns[i]) / 1e6,
                         "tokens_per_s": float(tps[i]), "tokens_per_s_per_pe": float(tps[i] / self.pes[i]),
                         "mem_per_pe_gb": float(self.mem_per_pe_bytes[i]) / 1e9})
         return out
 
 
-def objective_score(objective: str, latency_ns: np.ndarray, pes: np.ndarray) -> np.ndarray:
-    """Lower is better for every objective (throughputs enter negated)."""
+def objective_score(objective: str, latency_ns: np.ndarray, pes: np.ndarray,
+                    period_ns: np.ndarray | None = None) -> np.ndarray:
+    """Lower is better for every objective (throughputs enter negated); throughput is one batch
+    per period (the latency when no period is given)."""
     if objective == "latency":
         return latency_ns
-    thr = 1.0 / latency_ns
+    thr = 1.0 / (latency_ns if period_ns is None else period_ns)
     return -(thr / pes if objective == "throughput_per_pe" else thr)
 
 
-def rank_order(objective: str, latency_ns, pes, mem) -> np.ndarray:
-    return np.lexsort((mem, pes, objective_score(objective, latency_ns, pes)))
+def rank_order(objective: str, latency_ns, pes, mem, period_ns=None) -> np.ndarray:
+    score = objective_score(objective, latency_ns, pes, period_ns)
+    return np.lexsort((mem, pes, latency_ns, score))
 
 
 def evaluate_space(model: ModelSpec, hw: HardwareSpec, wl: Workload, chunk: int = CHUNK,
-                   progress: Callable[[int, int], None] | None = None):
-    """Every valid config: (configs, latency_ns with NaN where memory does not fit, mem, counts)."""
+                   progress: Callable[[int, int], None] | None = None, runtime=None):
+    """Every valid config: (configs, latency_ns and period_ns with NaN where memory does not
+    fit, mem, counts)."""
     space, counts = parallelism_space(model, hw, wl)
     n = len(space)
-    lat = np.full(n, np.nan)
+    lat, period = np.full(n, np.nan), np.full(n, np.nan)
     mem = np.empty(n)
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
@@ -111,39 +121,43 @@ def evaluate_space(model: ModelSpec, hw: HardwareSpec, wl: Workload, chunk: int 
         n_fit = int(fit.sum())
         if n_fit > (stop - start) // 2:
             # mostly fitting: costing the few misfits is cheaper than copying the terms
-            t = cost.evaluate(terms, breakdown=False)["total_ns"]
-            lat[start:stop] = np.where(fit, t, np.nan)
+            r = cost.evaluate(terms, runtime=runtime, breakdown=False)
+            lat[start:stop] = np.where(fit, r["total_ns"], np.nan)
+            period[start:stop] = np.where(fit, r["period_ns"], np.nan)
         elif n_fit:
             idx = np.flatnonzero(fit)
-            lat[start + idx] = cost.evaluate(terms.take(idx), breakdown=False)["total_ns"]
+            r = cost.evaluate(terms.take(idx), runtime=runtime, breakdown=False)
+            lat[start + idx], period[start + idx] = r["total_ns"], r["period_ns"]
         if progress:
             progress(stop, n)
-    return space, lat, mem, counts
+    return space, lat, period, mem, counts
 
 
 def auto_explore(model: ModelSpec, hw: HardwareSpec, workload: Workload, objective: str = "latency",
                  top: int | None = None, chunk: int = CHUNK,
                  progress: Callable[[int, int], None] | None = None,
-                 with_best_result: bool = True) -> ExploreResult:
+                 with_best_result: bool = True, runtime=None) -> ExploreResult:
     """Search the full parallelism space of ``hw``; return the fitting configs ranked best-first.
 
-    ``top`` keeps only the best ``top`` configs in the result (counts still cover everything)."""
+    ``top`` keeps only the best ``top`` configs in the result (counts still cover everything);
+    ``runtime`` is a name, a :class:`~infersim.runtime.Runtime` or None (the default)."""
     choice("objective", objective, OBJECTIVES)
-    if top is not None and top < 1:
-        raise InferSimError(f"top must be >= 1, got {top}")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1):
+        raise InferSimError(f"top must be an integer >= 1, got {top!r}")
+    rt = get_runtime(runtime)
     t0 = time.perf_counter()
-    space, lat, mem, counts = evaluate_space(model, hw, workload, chunk, progress)
+    space, lat, period, mem, counts = evaluate_space(model, hw, workload, chunk, progress, rt)
     fit = np.flatnonzero(~np.isnan(lat))
     pes = space.pes[fit]
-    order = fit[rank_order(objective, lat[fit], pes, mem[fit])]
+    order = fit[rank_order(objective, lat[fit], pes, mem[fit], period[fit])]
     if top is not None:
         order = order[:top]
     elapsed = time.perf_counter() - t0
     configs = space.take(order)
     best = None
     if with_best_result and len(order):
-        best = simulate(model, hw, configs.config(0), workload)
+        best = simulate(model, hw, configs.config(0), workload, runtime=rt)
     return ExploreResult(model=model.name, hardware=hw.name, workload=workload, objective=objective,
-                         configs=configs, latency_ns=lat[order], mem_per_pe_bytes=mem[order],
-                         pes=space.pes[order], counts=counts, n_fitting=len(fit),
-                         elapsed_s=elapsed, best_result=best)
+                         configs=configs, latency_ns=lat[order], period_ns=period[order],
+                         mem_per_pe_bytes=mem[order], pes=space.pes[order], counts=counts,
+                         n_fitting=len(fit), elapsed_s=elapsed, best_result=best, runtime=rt.name)

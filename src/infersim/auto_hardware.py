@@ -41,6 +41,7 @@ from .hardware_presets import GENERIC_SIP
 from .model import ModelSpec
 from .parallel import Parallelism
 from .pareto import pareto_front
+from .runtime import get_runtime
 from .space import parallelism_space
 from .workload import Workload
 
@@ -146,7 +147,7 @@ def enumerate_hardware(depth: str = "balanced", custom: Mapping[str, Sequence[fl
 
 # ----- the sweep worker (module level so executors can pickle it) --------------------------------
 def _sweep_slice(model: ModelSpec, base_hw: HardwareSpec, wl: Workload, knob_rows: np.ndarray,
-                 objective: str, keep: str, top_k: int):
+                 objective: str, keep: str, top_k: int, runtime=None):
     """Evaluate candidates ``knob_rows`` (H × 6) over the full space. Returns per candidate the
     kept (config index, latency, mem) arrays, best first, and the number of fitting configs."""
     space, _ = parallelism_space(model, base_hw, wl)
@@ -169,31 +170,32 @@ def _sweep_slice(model: ModelSpec, base_hw: HardwareSpec, wl: Workload, knob_row
         for s in range(0, len(rows), block):
             rb = rows[s:s + block]
             knobs = {k: knob_rows[rb, j][:, None] for j, k in enumerate(KNOBS)}
-            lat = cost.evaluate(sub, knobs, breakdown=False)["total_ns"]
-            lat = np.broadcast_to(lat, (len(rb), len(fit)))
+            res = cost.evaluate(sub, knobs, runtime=runtime, breakdown=False)
+            lat = np.broadcast_to(res["total_ns"], (len(rb), len(fit)))
+            per = np.broadcast_to(res["period_ns"], (len(rb), len(fit)))
             for i, r in enumerate(rb):
-                row = lat[i]
+                row, prow = lat[i], per[i]
                 if keep == "all":
                     sel = np.arange(len(fit))
                 else:
                     k = min(top_k, len(fit))
                     # rank fully only the shortlist: argpartition on the objective, then sort
-                    score = objective_score(objective, row, pes[fit])
+                    score = objective_score(objective, row, pes[fit], prow)
                     sel = np.argpartition(score, k - 1)[:k] if k < len(fit) else np.arange(len(fit))
-                sel = sel[rank_order(objective, row[sel], pes[fit][sel], sub.mem_bytes[sel])]
+                sel = sel[rank_order(objective, row[sel], pes[fit][sel], sub.mem_bytes[sel], prow[sel])]
                 kept[r] = (fit[sel], row[sel].copy(), sub.mem_bytes[sel].copy())
     return kept, n_fit
 
 
-def _search_policy(model, hw: HardwareSpec, wl: Workload, depth: str):
+def _search_policy(model, hw: HardwareSpec, wl: Workload, depth: str, runtime=None):
     """(latency, Parallelism) of the config the depth's policy picks on ``hw``, or None."""
     if depth == "two_stage":
         try:
-            s = autosuggest(model, hw, wl)
+            s = autosuggest(model, hw, wl, runtime)
         except InferSimError:
             return None
         return s.result.total_latency_ns, s.par
-    space, lat, _, _ = evaluate_space(model, hw, wl)
+    space, lat, _, _, _ = evaluate_space(model, hw, wl, runtime=runtime)
     if np.all(np.isnan(lat)):
         return None
     i = int(np.nanargmin(lat))
@@ -205,7 +207,7 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
                   progress: Callable[[int, int], None] | None = None, *, s_q: int | None = None,
                   custom: Mapping[str, Sequence[float]] | None = None, keep: str = "best",
                   top_k: int = 1, executor=None, n_slices: int | None = None,
-                  sensitivity: bool = True) -> JointResult:
+                  sensitivity: bool = True, runtime=None) -> JointResult:
     """Co-design sweep (see the module docstring).
 
     ``keep``: "best" (each candidate's best pair), "topk" (its ``top_k`` best) or "all" (every
@@ -216,6 +218,7 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     if keep == "best":
         top_k = 1
     t0 = time.perf_counter()
+    runtime = get_runtime(runtime)
     wl = Workload(mode=mode, s_kv=s_kv, batch=batch, s_q=s_q)
     base_hw = base_hw or GENERIC_SIP
     base_knobs = base_hw.knobs()
@@ -226,7 +229,7 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     n_evals = total_joint = 0
     if depth == "two_stage":
         try:
-            s = autosuggest(model, cands[0].to_hardware(base_hw), wl)
+            s = autosuggest(model, cands[0].to_hardware(base_hw), wl, runtime)
         except InferSimError as exc:
             raise InferSimError(f"impossible sweep: {exc}") from None
         r = s.result
@@ -240,7 +243,8 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
         n_slices = n_slices or (8 if executor is not None else 1)
         bounds = np.linspace(0, len(cands), min(n_slices, len(cands)) + 1).astype(int)
         slices = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-        args = [(model, base_hw, wl, knob_rows[a:b], objective, keep, top_k) for a, b in slices]
+        args = [(model, base_hw, wl, knob_rows[a:b], objective, keep, top_k, runtime)
+                for a, b in slices]
         if executor is None:
             results = []
             for (_, b), arg in zip(slices, args):
@@ -280,20 +284,20 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     elapsed = time.perf_counter() - t0
 
     t1 = time.perf_counter()
-    sens = _sensitivity(model, base_hw, wl, scores[0], depth) if sensitivity else []
+    sens = _sensitivity(model, base_hw, wl, scores[0], depth, runtime) if sensitivity else []
     return JointResult(model=model.name, workload=wl, depth=depth, objective=objective,
                        n_hardware=len(cands), n_parallel=counts.valid, n_evals=n_evals,
                        total_joint=total_joint, all_scores=scores, pareto_scores=pareto,
                        sensitivity=sens, elapsed_s=elapsed, sensitivity_s=time.perf_counter() - t1)
 
 
-def _sensitivity(model, base_hw, wl, best: JointScore, depth: str) -> list[SensitivityRow]:
+def _sensitivity(model, base_hw, wl, best: JointScore, depth: str, runtime=None) -> list[SensitivityRow]:
     """Double each knob of the fastest hardware, re-search parallelism, compare latencies."""
     base_lat = best.total_latency_ns
     rows = []
     for knob in KNOBS:
         hw2 = best.hw.doubled(knob).to_hardware(base_hw)
-        found = _search_policy(model, hw2, wl, depth)
+        found = _search_policy(model, hw2, wl, depth, runtime)
         new = base_lat if found is None else found[0]
         rows.append(SensitivityRow(knob, base_lat, new, base_lat / new - 1.0))
     rows.sort(key=lambda r: -r.rel_speedup)

@@ -31,8 +31,8 @@ class Suggestion:
     n_fitting: int
 
 
-def autosuggest(model: ModelSpec, hw: HardwareSpec, workload: Workload) -> Suggestion:
-    space, lat, mem, counts = evaluate_space(model, hw, workload)
+def autosuggest(model: ModelSpec, hw: HardwareSpec, workload: Workload, runtime=None) -> Suggestion:
+    space, lat, _, mem, counts = evaluate_space(model, hw, workload, runtime=runtime)
     fit = np.flatnonzero(~np.isnan(lat))
     if not len(fit):
         raise InferSimError(
@@ -48,6 +48,6 @@ def autosuggest(model: ModelSpec, hw: HardwareSpec, workload: Workload) -> Sugge
               f"({100 * mem[i_mem] / 1e9 / cap:.0f}%) among {len(fit)} fitting configs")
     reason_pes = (f"fewest PEs that fit: {int(space.pes[i_pes])} PEs at "
                   f"{mem[i_pes] / 1e9:.2f} GB per PE, fastest such config")
-    return Suggestion(par=p_mem, result=simulate(model, hw, p_mem, workload), reason=reason,
-                      fewest_pes=p_pes, fewest_pes_result=simulate(model, hw, p_pes, workload),
+    return Suggestion(par=p_mem, result=simulate(model, hw, p_mem, workload, runtime), reason=reason,
+                      fewest_pes=p_pes, fewest_pes_result=simulate(model, hw, p_pes, workload, runtime),
                       fewest_pes_reason=reason_pes, n_fitting=len(fit))

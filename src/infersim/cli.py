@@ -69,6 +69,14 @@ def add_hw_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hw", default=DEFAULT_HW, help=f"hardware preset (default {DEFAULT_HW!r})")
 
 
+def add_runtime_arg(p: argparse.ArgumentParser) -> None:
+    from .runtime import DEFAULT_RUNTIME, RUNTIMES
+
+    p.add_argument("--runtime", default=DEFAULT_RUNTIME,
+                   help=f"software runtime: {', '.join(RUNTIMES)} (default {DEFAULT_RUNTIME}): "
+                        "kernel gaps, host launches, per-step cost")
+
+
 def load_model(args) -> ModelSpec:
     model = ModelSpec.from_hf_config(args.config) if args.config else get_model(args.model)
     if args.weight_dtype or args.kv_dtype or args.act_dtype:
@@ -117,7 +125,7 @@ def cmd_simulate(args) -> int:
                       kv_shard_mode=args.kv_shard_mode, ffn_shard_scope=args.ffn_shard_scope,
                       tp_placement=args.tp_placement, cp_placement=args.cp_placement,
                       cp_ring_variant=args.cp_ring_variant)
-    r = simulate(model, hw, par, wl)
+    r = simulate(model, hw, par, wl, runtime=args.runtime)
     if args.json:
         emit_json(r.to_dict())
         return 0
@@ -131,11 +139,11 @@ def cmd_simulate(args) -> int:
         if v > 0:
             t.add_row(name, fmt_ns(v), f"{100 * v / r.total_latency_ns:.1f}%")
     console.print(t)
-    top = max(r.breakdown_ns, key=r.breakdown_ns.get)
-    if top == "overhead":
-        console.print(f"note: kernel-launch overhead is the largest share "
-                      f"({100 * r.breakdown_ns[top] / r.total_latency_ns:.0f}%); "
-                      f"{hw.name} launches cost {hw.kernel_overhead_ns:g} ns each")
+    if r.bound == "overhead":
+        from .cost import RUNTIME_COMPONENTS
+        share = sum(r.breakdown_ns[c] for c in RUNTIME_COMPONENTS + ("kernel_floor",))
+        console.print(f"note: per-kernel and per-step overhead is the largest share "
+                      f"({100 * share / r.total_latency_ns:.0f}%) under the {r.runtime} runtime")
     verdict = "[green]fits[/]" if r.fits else "[red]does NOT fit[/]"
     parts = ", ".join(f"{k} {fmt_gb(v)}" for k, v in r.mem_breakdown_bytes.items())
     console.print(f"Memory per PE {fmt_gb(r.mem_per_pe_bytes)} of {fmt_gb(r.mem_capacity_bytes)} usable "
@@ -194,11 +202,11 @@ def cmd_explore(args) -> int:
     if args.top < 1:
         raise InferSimError(f"--top must be >= 1, got {args.top}")
     with progress_bar("exploring parallelism", args.json) as cb:
-        res = auto_explore(model, hw, wl, objective=args.objective, progress=cb)
+        res = auto_explore(model, hw, wl, objective=args.objective, progress=cb, runtime=args.runtime)
     if res.n_fitting == 0:
         raise InferSimError(f"no parallelism of {model.name} fits {hw.name} for this workload "
                             f"({res.n_valid} valid configs tried)")
-    sug = autosuggest(model, hw, wl)
+    sug = autosuggest(model, hw, wl, runtime=args.runtime)
     rows = res.rows(args.top)
     if args.csv:
         write_csv(args.csv, res.rows())
@@ -261,7 +269,7 @@ def cmd_codesign(args) -> int:
         res = joint_explore(model, s_kv=args.s_kv, mode=args.mode, depth=args.depth, batch=args.batch,
                             s_q=args.s_q, base_hw=base, objective=args.objective, progress=cb,
                             custom=grid, keep="topk" if args.top_k > 1 else "best",
-                            top_k=args.top_k)
+                            top_k=args.top_k, runtime=args.runtime)
     if args.csv:
         write_csv(args.csv, [s.to_dict() for s in res.all_scores])
     summary = {
@@ -306,29 +314,38 @@ def cmd_codesign(args) -> int:
 
 @command
 def cmd_validate(args) -> int:
-    from .validate import run_validation
+    from .validate import run_validation, write_docs
 
     rep = run_validation(refit=args.refit)
     if args.write_docs:
-        from .validate import write_docs
-
         write_docs(rep, args.write_docs)
     if args.json:
         emit_json(rep.to_dict())
         return 0
-    t = Table(title="Predicted vs published measurements")
-    for col in ("row", "split", "measured", "uncalibrated", "calibrated", "error"):
-        t.add_column(col, justify="right" if col not in ("row", "split") else "left")
-    for r in rep.rows:
-        t.add_row(r.row.id, r.row.split, f"{r.row.measured:,.0f} {r.row.unit}", f"{r.predicted_raw:,.1f}",
-                  f"{r.predicted:,.1f}", f"{100 * r.error:+.1f}%")
+    console.print(f"[bold]Held-out median |error| {100 * rep.median_abs_error('test'):.1f}%[/] "
+                  f"(test sources, never fitted); train {100 * rep.median_abs_error('train'):.1f}%; "
+                  f"before calibration {100 * rep.median_abs_error('test', False):.1f}% held out")
+    t = Table(title="Per source")
+    for col in ("source", "split", "runtime", "rows", "excluded", "median |error|", "before calibration"):
+        t.add_column(col, justify="left" if col in ("source", "split", "runtime") else "right")
+    for s in rep.by_source():
+        t.add_row(s["source"], s["split"], s["runtime"], str(s["rows"]), str(s["excluded_rows"]),
+                  f"{100 * s['median_abs_error']:.1f}%", f"{100 * s['median_abs_error_prior']:.1f}%")
     console.print(t)
-    for name, f in rep.fits.items():
-        console.print(f"fit {name}: compute x{f.compute_scale}, memory x{f.memory_scale}, "
-                      f"overhead {f.kernel_overhead_ns:g} ns (train RMS log error {f.train_rmse_log:.3f})")
-    console.print(f"median |error|: train {100 * rep.median_abs_error('train'):.1f}%, held-out test "
-                  f"{100 * rep.median_abs_error('test'):.1f}% (uncalibrated: "
-                  f"{100 * rep.median_abs_error('test', False):.1f}%)")
+    t = Table(title="Fitted parameters" + (" (refit)" if rep.fit else " (stored)"))
+    t.add_column("parameter")
+    t.add_column("value", justify="right")
+    for k, v in rep.params.items():
+        t.add_row(k, f"{v:.4g}")
+    console.print(t)
+    if args.rows:
+        t = Table(title="Predicted vs published measurements")
+        for col in ("row", "split", "measured", "before", "calibrated", "error"):
+            t.add_column(col, justify="right" if col not in ("row", "split") else "left")
+        for r in rep.rows:
+            t.add_row(r.row.id, r.row.split, f"{r.row.value:,.2f} {r.row.unit}", f"{r.predicted_prior:,.2f}",
+                      f"{r.predicted:,.2f}", f"{100 * r.error:+.1f}%")
+        console.print(t)
     return 0
 
 
@@ -340,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("simulate", help="latency and memory of one configuration")
+    add_runtime_arg(p)
     add_model_args(p)
     add_hw_args(p)
     add_workload_args(p)
@@ -354,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("explore", help="search the full parallelism space of one hardware")
+    add_runtime_arg(p)
     add_model_args(p)
     add_hw_args(p)
     add_workload_args(p)
@@ -364,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("codesign", help="hardware co-design sweep: Pareto frontier and sensitivity")
+    add_runtime_arg(p)
     add_model_args(p)
     add_workload_args(p)
     p.add_argument("--hw", default=DEFAULT_HW, help="base hardware (topology, latencies, efficiencies)")
@@ -377,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="compare predictions with published measurements")
     p.add_argument("--refit", action="store_true", help="fit the calibration afresh on the train rows")
     p.add_argument("--write-docs", metavar="PATH", help="write the error table as Markdown to PATH")
+    p.add_argument("--rows", action="store_true", help="also print every row")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("ui", help="start the Streamlit UI on 127.0.0.1")

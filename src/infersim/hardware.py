@@ -10,15 +10,26 @@ An 8-GPU H100 node maps to one cube of 8 (NVLink), one cube per SiP, and SiPs = 
 Bandwidths are per PE and per direction, so an all-reduce over a level moves data at that rate.
 
 Achievable rates are speed of light times a utilisation that depends on the operator size
-(small GEMVs and short transfers reach a lower fraction of peak than large ones):
+(small GEMVs and short transfers reach a lower fraction of peak than large ones) and, for
+compute, on the GEMM data type (fp8 tensor cores reach a lower fraction of their doubled peak
+than bf16 ones):
 
-    t_op = max(flops / (peak · eff_c(flops)), bytes / (bw_hbm · eff_m(bytes))) + kernels · overhead
+    t_op = max(flops / (peak · rate(dtype) · eff_c[dtype](flops)), bytes / (bw_hbm · eff_m(bytes)),
+               kernels · kernel_latency)
+
+``kernel_latency_ns`` is the least device time a kernel takes however small its work (launch
+inside the GPU, ramp-up of the first wave, a DRAM round trip, drain): the smallest bf16 GEMM
+measured on A100/H100 takes 2.5 us, on B200 1.7 us (aiconfigurator's NVIDIA-collected sweeps).
 
 ``eff_c`` and ``eff_m`` are piecewise-linear in log10(size), given by small per-preset tables that
-calibration fits. Units: GB = 1e9 bytes, GB/s = bytes per ns, TFLOPS = 1e3 flops per ns.
+calibration fits within physical bounds (``eff_m`` never above what stream benchmarks reach on
+that part). Kernel launch and scheduling overheads are software: they live in
+:mod:`infersim.runtime`, not here. Units: GB = 1e9 bytes, GB/s = bytes per ns, TFLOPS = 1e3
+flops per ns.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Mapping
@@ -39,6 +50,9 @@ DEFAULT_COMPUTE_EFF: tuple[tuple[float, float], ...] = (
     (1e6, 0.02), (1e8, 0.15), (1e9, 0.40), (1e10, 0.60), (1e11, 0.75), (1e12, 0.80))
 DEFAULT_MEMORY_EFF: tuple[tuple[float, float], ...] = (
     (1e4, 0.05), (1e5, 0.30), (1e6, 0.60), (1e7, 0.80), (1e8, 0.88), (1e9, 0.90))
+
+
+EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8")
 
 
 @dataclass(frozen=True)
@@ -79,31 +93,31 @@ class HardwareSpec:
     int8_speedup: float = 2.0
     link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives
     usable_mem_frac: float = 0.90     # HBM left after runtime, allocator slack, fragmentation
-    kernel_overhead_ns: float = 2000.0
-    compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF
+    kernel_latency_ns: float = 2000.0  # minimum device time of one kernel (ramp-up, drain)
+    compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF        # 16-bit GEMMs
+    compute_eff_fp8: tuple[tuple[float, float], ...] = ()   # 8-bit (fp8/int8); () = compute_eff
     memory_eff: tuple[tuple[float, float], ...] = DEFAULT_MEMORY_EFF
+    memory_eff_fp8: tuple[tuple[float, float], ...] = ()    # GEMMs streaming 8-bit weights
     source: str = ""
 
     def __post_init__(self) -> None:
         require(bool(self.name), "hardware name must not be empty")
-        for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns",
-                          "kernel_overhead_ns"):
+        for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
+                          "fp8_speedup", "int8_speedup", "link_eff", "usable_mem_frac"):
             value = getattr(self, f)
-            require(isinstance(value, (int, float)) and not isinstance(value, bool),
-                    f"{f} must be a number, got {value!r}")
+            require(isinstance(value, (int, float)) and not isinstance(value, bool)
+                    and math.isfinite(value), f"{f} must be a finite number, got {value!r}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
         for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
             value = getattr(self, f)
             require(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
                     f"{f} must be an integer >= 1, got {value!r}")
-        for f in ("fp8_speedup", "int8_speedup"):
-            positive(f, getattr(self, f))
         require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
         require(0 < self.usable_mem_frac <= 1,
                 f"usable_mem_frac must be in (0, 1], got {self.usable_mem_frac}")
-        for tname in ("compute_eff", "memory_eff"):
+        for tname in EFF_TABLES:
             table = getattr(self, tname)
-            require(len(table) >= 1, f"{tname} table must not be empty")
+            require(len(table) >= 1 or tname.endswith("_fp8"), f"{tname} table must not be empty")
             xs = [float(x) for x, _ in table]
             require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
                     f"{tname} sizes must be positive and strictly increasing")
@@ -139,13 +153,25 @@ class HardwareSpec:
         return self.usable_mem_frac * cap * 1e9
 
     # ----- efficiency curves -------------------------------------------------------------------
-    def compute_efficiency(self, flops: np.ndarray) -> np.ndarray:
-        """Achievable fraction of peak FLOPs for an operator of ``flops`` (per PE)."""
-        return _interp_log(flops, self.compute_eff)
+    def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16") -> np.ndarray:
+        """Achievable fraction of the ``dtype`` tensor peak for an operator of ``flops`` (per PE).
+        8-bit GEMMs use ``compute_eff_fp8`` where the part has faster 8-bit units; without them
+        (A100's fp8) they run on the 16-bit path at its efficiency."""
+        fast = dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.tensor_rate(dtype) > 1.0
+        table = self.compute_eff_fp8 if fast else self.compute_eff
+        return _interp_log(flops, table)
 
-    def memory_efficiency(self, nbytes: np.ndarray) -> np.ndarray:
-        """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE)."""
-        return _interp_log(nbytes, self.memory_eff)
+    def tensor_rate(self, dtype: str) -> float:
+        """Tensor throughput of a GEMM in ``dtype`` relative to the fp16/bf16 peak."""
+        return {"fp8": self.fp8_speedup, "int8": self.int8_speedup, "fp32": 0.5}.get(dtype, 1.0)
+
+    def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16") -> np.ndarray:
+        """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE).
+        GEMMs that stream 8-bit weights (fp8 or int8, dequantised or on fp8 tensor cores at small
+        batch) reach a lower fraction in today's libraries: ``memory_eff_fp8`` when given."""
+        table = self.memory_eff_fp8 if weight_dtype in ("fp8", "int8") and self.memory_eff_fp8 \
+            else self.memory_eff
+        return _interp_log(nbytes, table)
 
     def with_knobs(self, **knobs: float) -> "HardwareSpec":
         unknown = set(knobs) - set(KNOBS)
@@ -162,7 +188,7 @@ class HardwareSpec:
         if unknown:
             raise InferSimError(f"unknown hardware fields {sorted(unknown)}; valid: {sorted(valid)}")
         kw = dict(d)
-        for t in ("compute_eff", "memory_eff"):
+        for t in EFF_TABLES:
             if t in kw:
                 kw[t] = tuple((float(x), float(e)) for x, e in kw[t])
         try:

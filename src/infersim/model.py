@@ -27,6 +27,16 @@ DTYPE_BYTES: dict[str, float] = {
 ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
 WEIGHT_DTYPES = tuple(DTYPE_BYTES)
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+#: Collectives reduce in 16-bit even when activations are fp8 (TensorRT-LLM, vLLM and SGLang
+#: all-reduce in bf16/fp16; NCCL has no fp8 reduction), so the collective dtype is its own field.
+COMM_DTYPES = ("fp32", "bf16", "fp16", "fp8")
+
+
+def gemm_dtype(weight: str, act: str) -> str:
+    """The data type a GEMM runs in: that of its wider operand (fp8 × fp8 on fp8 tensor cores,
+    bf16 activations × int4/fp8 weights dequantise to bf16, int4 × int8 runs int8)."""
+    w, a = DTYPE_BYTES[weight], DTYPE_BYTES[act]
+    return act if a >= w else weight
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,7 @@ class ModelSpec:
     weight_dtype: str = "bf16"
     act_dtype: str = "bf16"
     kv_dtype: str = "bf16"
+    comm_dtype: str = "bf16"
     # MoE
     n_experts: int = 0
     n_experts_per_tok: int = 0
@@ -88,6 +99,7 @@ class ModelSpec:
         choice("weight dtype", self.weight_dtype, WEIGHT_DTYPES)
         choice("activation dtype", self.act_dtype, ACT_DTYPES)
         choice("KV-cache dtype", self.kv_dtype, KV_DTYPES)
+        choice("collective dtype", self.comm_dtype, COMM_DTYPES)
         if self.n_experts:
             require(0 < self.n_experts_per_tok <= self.n_experts,
                     f"n_experts_per_tok must be in 1..{self.n_experts}, got {self.n_experts_per_tok}")
@@ -236,10 +248,23 @@ class ModelSpec:
         return out
 
     def with_dtypes(self, weight: str | None = None, act: str | None = None,
-                    kv: str | None = None) -> "ModelSpec":
+                    kv: str | None = None, comm: str | None = None) -> "ModelSpec":
         """Same shapes, other data types."""
         return replace(self, weight_dtype=weight or self.weight_dtype,
-                       act_dtype=act or self.act_dtype, kv_dtype=kv or self.kv_dtype)
+                       act_dtype=act or self.act_dtype, kv_dtype=kv or self.kv_dtype,
+                       comm_dtype=comm or self.comm_dtype)
+
+    @property
+    def gemm_dtype(self) -> str:
+        """The data type the projection and FFN GEMMs run in (see :func:`gemm_dtype`)."""
+        return gemm_dtype(self.weight_dtype, self.act_dtype)
+
+    @property
+    def attn_dtype(self) -> str:
+        """The data type of the attention matmuls: 16-bit (FlashAttention-2/3 and TensorRT-LLM's
+        default FMHA dequantise an fp8 KV cache; fp8 attention is opt-in), fp32 for fp32
+        activations."""
+        return "fp32" if self.act_dtype == "fp32" else "bf16"
 
     # ----- loading --------------------------------------------------------------------------
     @classmethod

@@ -33,6 +33,7 @@ PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
     _P("Llama 3.1 70B", "llama-3.1-70b.json", 70.55e9, "meta-llama/Llama-3.1-70B model card"),
     _P("Llama 3.1 405B", "llama-3.1-405b.json", 405.85e9, "meta-llama/Llama-3.1-405B model card"),
     _P("Llama 2 7B", "llama-2-7b.json", 6.74e9, "Touvron et al. 2023, Llama 2 (HF card: 6.74B)"),
+    _P("Llama 2 13B", "llama-2-13b.json", 13.02e9, "Touvron et al. 2023, Llama 2 (HF card: 13.0B)"),
     _P("Llama 2 70B", "llama-2-70b.json", 68.98e9, "Touvron et al. 2023, Llama 2 (HF card: 69.0B)"),
     _P("Mistral 7B", "mistral-7b.json", 7.24e9, "mistralai/Mistral-7B-v0.1 (HF card: 7.24B)"),
     _P("Qwen2.5 72B", "qwen2.5-72b.json", 72.7e9, "Qwen2.5 technical report / model card: 72.7B"),

@@ -35,15 +35,23 @@ Knobs (PEs used = tp·cp·pp·dp; EP folds into the tp·cp·dp ranks of MoE laye
 * ``cp_ring_variant`` — ``"kv"`` (pass-KV: KV chunks rotate around the ring, overlapped with block
   attention; the prefill default) or ``"qoml"`` (pass-Q: queries travel, partial O with softmax
   stats m, l come back and are combined; the decode default). ``None`` picks the mode default.
+* ``microbatches`` — micro-batches in flight through the pipeline (``None``: min(pp, sequences
+  per replica), 1 without a pipeline). Decode splits a replica's b sequences into m groups of
+  ⌈b/m⌉ (1 ≤ m ≤ b): one token of one micro-batch takes the sum of the stage times, and the stages
+  serve the m micro-batches in turn, so a sequence's next token comes after
+  max(m · slowest stage, sum of stages) and throughput is b tokens per that period. Prefill may
+  also chunk each prompt: m = b·c with c a power of two (chunks of ≥ 128 tokens) streams the
+  chunks through the stages, so the batch's prefill takes sum of stages + (m − 1) · slowest stage.
+  Every micro-batch re-reads its stage's weights.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Sequence
 
 import numpy as np
 
-from .errors import choice, require
+from .errors import InferSimError, choice, require
 
 KV_SHARD_MODES = ("head", "seq", "hybrid")
 FFN_SHARD_SCOPES = ("TP", "TP+CP")
@@ -68,8 +76,13 @@ class Parallelism:
     tp_placement: str = "cube"
     cp_placement: str = "pe"
     cp_ring_variant: str | None = None
+    microbatches: int | None = None
 
     def __post_init__(self) -> None:
+        if self.microbatches is not None:
+            m = self.microbatches
+            require(isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1,
+                    f"microbatches must be an integer >= 1, got {m!r}")
         for f in ("tp", "pp", "dp", "cp", "ep"):
             v = getattr(self, f)
             require(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1,
@@ -93,28 +106,79 @@ class Parallelism:
         require(self.dp <= workload.batch,
                 f"dp ({self.dp}) exceeds batch ({workload.batch}): replicas would idle; use dp <= batch")
         require(self.cp <= workload.s_kv, f"cp ({self.cp}) exceeds the context length ({workload.s_kv})")
+        check_microbatches(self.resolved_microbatches(workload), self.pp, self.dp, workload)
+
+    def resolved_microbatches(self, workload) -> int:
+        """``microbatches``, or its default: min(pp, sequences per replica)."""
+        if self.microbatches is not None:
+            return int(self.microbatches)
+        return default_microbatches(self.pp, self.dp, workload.batch)
+
+    def resolved(self, workload) -> "Parallelism":
+        """This config with the ring variant and micro-batch count made explicit."""
+        return replace(self, cp_ring_variant=self.cp_ring_variant or default_ring_variant(workload.mode),
+                       microbatches=self.resolved_microbatches(workload))
 
     def describe(self) -> str:
         s = f"TP{self.tp} CP{self.cp} PP{self.pp} DP{self.dp}"
         if self.ep > 1:
             s += f" EP{self.ep}"
+        if self.pp > 1 and self.microbatches and self.microbatches > 1:
+            s += f" m{self.microbatches}"
         return s
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+MIN_CHUNK_TOKENS = 128   # prefill chunks streamed through a pipeline are at least this long
+
+
+def sequences_per_replica(batch: int, dp: int) -> int:
+    return -(-batch // dp)
+
+
+def default_microbatches(pp: int, dp: int, batch: int) -> int:
+    return 1 if pp == 1 else min(pp, sequences_per_replica(batch, dp))
+
+
+def check_microbatches(m: int, pp: int, dp: int, workload) -> None:
+    """Decode: 1 ≤ m ≤ sequences per replica; prefill may also chunk each prompt into a
+    power-of-two number of chunks of at least MIN_CHUNK_TOKENS; no micro-batches without PP."""
+    b = sequences_per_replica(workload.batch, dp)
+    if pp == 1:
+        require(m == 1, f"microbatches ({m}) need a pipeline (pp > 1)")
+        return
+    if m <= b:
+        return
+    chunks, rem = divmod(m, b)
+    ok = (workload.is_prefill and rem == 0 and chunks & (chunks - 1) == 0
+          and workload.new_tokens // chunks >= MIN_CHUNK_TOKENS)
+    require(ok, f"microbatches ({m}) must be <= the {b} sequences per replica"
+            + (f", or {b} x a power of two with chunks of >= {MIN_CHUNK_TOKENS} tokens"
+               if workload.is_prefill else ""))
+
+
+def _choices(values, cap: int = 24) -> str:
+    """A capped, comma-separated list of valid values for an error message."""
+    values = list(values)
+    head = ", ".join(str(v) for v in values[:cap])
+    return head + (f", ... ({len(values)} in all)" if len(values) > cap else "")
+
+
 def check_divisibility(model, tp: int, pp: int, ep: int = 1, other_ranks: int = 1) -> None:
-    """The model-shape constraints every config must meet (cheapest rejection, checked first)."""
-    require(model.n_heads % tp == 0,
-            f"tp ({tp}) must divide n_heads ({model.n_heads}); valid tp: "
-            f"{', '.join(str(t) for t in valid_tp(model))}")
+    """The model-shape constraints every config must meet (cheapest rejection, checked first).
+    O(1) when they hold: valid choices are listed only in the error message."""
+    if model.n_heads % tp:
+        raise InferSimError(f"tp ({tp}) must divide n_heads ({model.n_heads}); valid tp: "
+                            f"{_choices(valid_tp(model))}")
     nkv = model.n_kv_heads
     require(nkv % tp == 0 or tp % nkv == 0,
-            f"tp ({tp}) and n_kv_heads ({nkv}) must divide one another")
-    require(model.n_layers % pp == 0,
-            f"pp ({pp}) must divide n_layers ({model.n_layers}); valid pp: "
-            f"{', '.join(str(p) for p in valid_pp(model))}")
+            f"tp ({tp}) and n_kv_heads ({nkv}) must divide one another; valid tp: "
+            f"{_choices(valid_tp(model))}")
+    if model.n_layers % pp:
+        raise InferSimError(f"pp ({pp}) must divide n_layers ({model.n_layers}); valid pp: "
+                            f"{_choices(valid_pp(model))}")
     if model.is_moe:
         require(model.n_experts % ep == 0,
                 f"ep ({ep}) must divide n_experts ({model.n_experts})")
@@ -124,14 +188,27 @@ def check_divisibility(model, tp: int, pp: int, ep: int = 1, other_ranks: int = 
         require(ep == 1, f"ep ({ep}) needs an MoE model; {model.name} is dense")
 
 
-def valid_tp(model) -> list[int]:
+def divisors(n: int, limit: int | None = None) -> list[int]:
+    """Divisors of ``n`` up to ``limit``, in O(sqrt(n))."""
+    small, large = [], []
+    i = 1
+    while i * i <= n:
+        if n % i == 0:
+            small.append(i)
+            if i != n // i:
+                large.append(n // i)
+        i += 1
+    out = small + large[::-1]
+    return [d for d in out if limit is None or d <= limit]
+
+
+def valid_tp(model, limit: int | None = None) -> list[int]:
     nkv = model.n_kv_heads
-    return [t for t in range(1, model.n_heads + 1)
-            if model.n_heads % t == 0 and (nkv % t == 0 or t % nkv == 0)]
+    return [t for t in divisors(model.n_heads, limit) if nkv % t == 0 or t % nkv == 0]
 
 
-def valid_pp(model) -> list[int]:
-    return [p for p in range(1, model.n_layers + 1) if model.n_layers % p == 0]
+def valid_pp(model, limit: int | None = None) -> list[int]:
+    return divisors(model.n_layers, limit)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +218,7 @@ _CODES = {
     "kv_shard_mode": KV_SHARD_MODES, "ffn_shard_scope": FFN_SHARD_SCOPES,
     "tp_placement": TP_PLACEMENTS, "cp_placement": CP_PLACEMENTS, "cp_ring_variant": CP_RING_VARIANTS,
 }
-FIELDS = ("tp", "pp", "dp", "cp", "ep") + tuple(_CODES)
+FIELDS = ("tp", "pp", "dp", "cp", "ep") + tuple(_CODES) + ("microbatches",)
 
 
 @dataclass(frozen=True)
@@ -159,18 +236,20 @@ class ParArrays:
     tp_placement: np.ndarray
     cp_placement: np.ndarray
     cp_ring_variant: np.ndarray
+    microbatches: np.ndarray
 
     def __len__(self) -> int:
         return len(self.tp)
 
     @classmethod
-    def from_configs(cls, configs: Sequence[Parallelism], mode: str) -> "ParArrays":
+    def from_configs(cls, configs: Sequence[Parallelism], workload) -> "ParArrays":
+        """Configs as arrays, with their defaults (ring variant, micro-batches) resolved for
+        ``workload``."""
         cols: dict[str, list[int]] = {f: [] for f in FIELDS}
         for p in configs:
+            p = p.resolved(workload)
             for f in FIELDS:
                 v = getattr(p, f)
-                if f == "cp_ring_variant" and v is None:
-                    v = default_ring_variant(mode)
                 cols[f].append(_CODES[f].index(v) if f in _CODES else int(v))
         return cls(**{f: np.asarray(cols[f], dtype=np.int64) for f in FIELDS})
 

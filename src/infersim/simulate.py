@@ -1,4 +1,4 @@
-"""The scalar front door: ``simulate(model, hw, par, workload) -> SimResult``.
+"""The scalar front door: ``simulate(model, hw, par, workload, runtime=None) -> SimResult``.
 
 It validates the inputs, then runs the vectorized cost model (:mod:`infersim.cost`) on arrays of
 length one, so the scalar and vectorized paths are the same code.
@@ -11,21 +11,29 @@ from . import cost
 from .hardware import HardwareSpec
 from .model import ModelSpec
 from .parallel import ParArrays, Parallelism
+from .runtime import get_runtime
 from .workload import Workload
 
 
 @dataclass(frozen=True)
 class SimResult:
-    """One configuration's step latency (ns) with its breakdown by component (summing to the
-    total), memory per PE with its parts, and ``bound``: which of compute, memory (HBM) and
-    communication (every collective, p2p and exposed ring time) takes longest; kernel-launch
-    overhead is reported as its own component."""
+    """One configuration's latency (ns) with its breakdown by component (summing to the
+    total), its steady-state period and throughput, memory per PE (the largest pipeline stage)
+    with its parts, and ``bound``: which of compute, memory (HBM), communication (every
+    collective, p2p and exposed ring time) and runtime overhead (kernel gaps, exposed host
+    launches, the fixed per-step cost) takes longest.
+
+    Decode: ``total_latency_ns`` is the time between a sequence's tokens (TPOT). Prefill: the
+    time until the whole batch's prompts are processed. ``period_ns``: time per batch in steady
+    state (with micro-batches in flight, PP prefill starts a new batch every m stage times)."""
 
     model: str
     hardware: str
+    runtime: str
     par: Parallelism
     workload: Workload
     total_latency_ns: float
+    period_ns: float
     breakdown_ns: dict[str, float]
     mem_per_pe_bytes: float
     mem_breakdown_bytes: dict[str, float]
@@ -37,8 +45,9 @@ class SimResult:
 
     @property
     def tokens_per_s(self) -> float:
-        """Tokens produced (decode) or processed (prefill) per second by the whole batch."""
-        return self.workload.tokens / (self.total_latency_ns * 1e-9)
+        """Tokens produced (decode) or processed (prefill) per second by the deployment in
+        steady state: batch · new tokens / period."""
+        return self.workload.tokens / (self.period_ns * 1e-9)
 
     @property
     def tokens_per_s_per_pe(self) -> float:
@@ -46,10 +55,12 @@ class SimResult:
 
     def to_dict(self) -> dict:
         return {
-            "model": self.model, "hardware": self.hardware, "parallelism": self.par.to_dict(),
+            "model": self.model, "hardware": self.hardware, "runtime": self.runtime,
+            "parallelism": self.par.to_dict(),
             "workload": {"mode": self.workload.mode, "s_kv": self.workload.s_kv,
                          "batch": self.workload.batch, "s_q": self.workload.new_tokens},
-            "total_latency_ns": self.total_latency_ns, "breakdown_ns": self.breakdown_ns,
+            "total_latency_ns": self.total_latency_ns, "period_ns": self.period_ns,
+            "breakdown_ns": self.breakdown_ns,
             "mem_per_pe_bytes": self.mem_per_pe_bytes, "mem_breakdown_bytes": self.mem_breakdown_bytes,
             "mem_capacity_bytes": self.mem_capacity_bytes, "fits": self.fits, "bound": self.bound,
             "pes_used": self.pes_used, "tokens_per_s": self.tokens_per_s,
@@ -57,17 +68,19 @@ class SimResult:
         }
 
 
-def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Workload) -> SimResult:
-    """Latency, breakdown and memory of one configuration (see :mod:`infersim.cost`)."""
+def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Workload,
+             runtime=None) -> SimResult:
+    """Latency, breakdown and memory of one configuration (see :mod:`infersim.cost`);
+    ``runtime`` is a name from ``infersim.runtime.RUNTIMES``, a ``Runtime`` or None (default)."""
+    rt = get_runtime(runtime)
     par.validate(model, hw, workload)
-    arrays = ParArrays.from_configs([par], workload.mode)
+    arrays = ParArrays.from_configs([par], workload)
     terms = cost.prepare(model, hw, arrays, workload)
-    res = cost.evaluate(terms)
+    res = cost.evaluate(terms, runtime=rt)
     scalar = lambda a: float(a[0])  # noqa: E731
-    resolved = arrays.config(0)
     return SimResult(
-        model=model.name, hardware=hw.name, par=resolved, workload=workload,
-        total_latency_ns=scalar(res["total_ns"]),
+        model=model.name, hardware=hw.name, runtime=rt.name, par=arrays.config(0), workload=workload,
+        total_latency_ns=scalar(res["total_ns"]), period_ns=scalar(res["period_ns"]),
         breakdown_ns={c: scalar(res[c]) for c in cost.COMPONENTS},
         mem_per_pe_bytes=scalar(terms.mem_bytes),
         mem_breakdown_bytes={k: scalar(v) for k, v in terms.mem_parts.items()},

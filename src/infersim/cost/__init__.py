@@ -17,8 +17,10 @@ link level once; one pure function per block (:mod:`.attention`, :mod:`.ffn`, :m
 :mod:`.head`, :mod:`.pipeline`) states its operators, collectives and memory; :func:`combine`
 applies the hardware's efficiencies. The formulas are in each block's docstring.
 
-Each operator costs ``max(flops/(peak·eff_c), bytes/(bw·eff_m)) + kernels·overhead``; operators
-whose compute term dominates count as "compute", the others as "hbm" in the breakdown.
+Each operator costs ``max(flops/(peak·rate·eff_c), bytes/(bw·eff_m))``; operators whose compute
+term dominates count as "compute", the others as "hbm" in the breakdown. The runtime
+(:mod:`infersim.runtime`) prices the kernel launches at evaluation; the pipeline turns one
+micro-batch's traversal and the slowest stage into latency and throughput (:mod:`.evaluate`).
 """
 from __future__ import annotations
 
@@ -35,47 +37,53 @@ from .ffn import dense_ffn
 from .geometry import Geometry, geometry
 from .head import head
 from .moe import moe
-from .pipeline import memory_per_pe, pipeline
-from .terms import COMM_COMPONENTS, COMPONENTS, Block, Op, Terms
-
-
-def _rate(dtype: str, hw: HardwareSpec) -> float:
-    """Tensor throughput multiplier of the GEMM input dtype relative to fp16/bf16."""
-    return {"fp8": hw.fp8_speedup, "int8": hw.int8_speedup, "fp32": 0.5}.get(dtype, 1.0)
+from .pipeline import memory_per_pe, pipeline, stage_shares
+from .terms import COMM_COMPONENTS, COMPONENTS, KINDS, RUNTIME_COMPONENTS, Block, Op, Terms
 
 
 def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
             blocks: list[Block]) -> Terms:
-    """Apply the hardware's size-dependent efficiencies and dtype rate; sum the collectives of
-    each component; memory per PE from every block's parts."""
-    rate = _rate(model.act_dtype, hw)
-    ops = [Op(o.name, o.flops / (hw.compute_efficiency(o.flops) * rate),
-              o.nbytes / hw.memory_efficiency(o.nbytes), o.mult, o.kernels, o.flops, o.nbytes)
-           for b in blocks for o in b.ops]
-    comms: dict[str, coll.Comm] = {name: coll.Comm.zeros(g.n) for name in COMM_COMPONENTS}
+    """Apply the hardware's size- and dtype-dependent efficiencies and tensor rates; group the
+    collectives by (component, kind); count kernel launches by kind; memory per PE of the larger
+    of the first and the last pipeline stage."""
+    ops: list[Op] = []
+    kernels = {k: np.zeros(g.n) for k in KINDS}
+    comms: dict[tuple[str, str], coll.CommSet] = {}
     for b in blocks:
-        for name, c in b.comms.items():
-            comms[name] = comms[name] + c
-    comm_total = coll.Comm.zeros(g.n)
-    for c in comms.values():
-        comm_total = comm_total + c
+        for o in b.ops:
+            f = o.flops / (hw.compute_efficiency(o.flops, o.dtype) * hw.tensor_rate(o.dtype))
+            m = o.nbytes / hw.memory_efficiency(o.nbytes, o.weight_dtype)
+            ops.append(Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes))
+            kernels[o.kind] = kernels[o.kind] + o.mult * o.kernels
+        for kind, launches in b.launches.items():
+            kernels[kind] = kernels[kind] + launches
+        for component, kind, c in b.comms:
+            comms.setdefault((component, kind), coll.CommSet(g.n)).add(c)
     ring = next(b.ring for b in blocks if b.ring is not None)
-    overhead = np.zeros(g.n)
-    for op in ops:
-        overhead = overhead + op.mult * op.kernels * hw.kernel_overhead_ns
+    first, last = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])
-    mem = parts["weights"] + parts["kv_cache"] + parts["workspace"]
-    return Terms(hw=hw, par=par, ops=ops, attn_index=[o.name for o in ops].index(ring.op),
-                 comms=comms, comm_total=comm_total, ring_step=ring.step, ring_mult=ring.mult,
-                 cp=g.cp, overhead_ns=overhead, mem_bytes=mem, mem_parts=parts)
+    return Terms(hw=hw, par=par, prefill=g.prefill, ops=ops,
+                 attn_index=[o.name for o in ops].index(ring.op),
+                 comms={k: c for k, c in comms.items() if c.comms()},
+                 ring_step=ring.step, ring_mult=ring.mult, cp=g.cp, m=g.m, pp=g.pp,
+                 kernels=kernels, stage_first=first, stage_last=last,
+                 mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
+                 mem_parts=parts)
+
+
+def blocks_of(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload):
+    """The geometry and the blocks (they depend on the hardware's topology only), so that a
+    calibration can :func:`combine` them with many efficiency tables."""
+    g = geometry(model, hw.topology, par, wl)
+    return g, [attention(model, g), dense_ffn(model, g), moe(model, g), head(model, g),
+               pipeline(model, g)]
 
 
 def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) -> Terms:
     """Stage 1: hardware-knob-independent flops, bytes, collective terms and memory per PE."""
-    g = geometry(model, hw.topology, par, wl)
-    blocks = [attention(model, g), dense_ffn(model, g), moe(model, g), head(model, g),
-              pipeline(model, g)]
+    g, blocks = blocks_of(model, hw, par, wl)
     return combine(model, hw, par, g, blocks)
 
 
-__all__ = ["prepare", "evaluate", "bound_of", "knob_values", "Terms", "COMPONENTS", "KNOBS"]
+__all__ = ["prepare", "evaluate", "bound_of", "knob_values", "Terms", "COMPONENTS",
+           "COMM_COMPONENTS", "RUNTIME_COMPONENTS", "KNOBS"]

@@ -8,7 +8,9 @@ QKV projection          weights h·(n_q·d/tp + 2·d·kv_heads_pe), flops 2·t·
                         (MLA: down-projections replicated, up-projections sharded by head)
 attention core          flops b·pairs·q_heads_pe·flops_per_pair_head / (seq_split·cp), bytes:
                         KV read of ctx/(seq_split·cp) tokens (pass-KV: ctx/seq_split, every
-                        chunk visits) once per query tile of Q_TILE queries, plus Q/O traffic
+                        chunk visits) once per query tile of Q_TILE of the queries that visit
+                        it (pass-KV: the rank's T/cp; pass-Q: all T, each rank's KV chunk is
+                        visited by every query chunk), plus Q/O traffic
 O projection            weights n_q·d/tp·h; all-reduce of t·h over TP
 norms + residuals       10·t·h activation bytes (two norms, two residual adds)
 CP ring (pass-KV)       (cp−1) steps, each max(block attention, send of a local KV chunk)
@@ -50,7 +52,7 @@ def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
             flops = 2 * tok_pe * (repl + (q_lora if q_lora else h) * q_dim / g.tp) \
                 + 2 * ctx_pe * lora * up_dim / g.tp
         q_cols = kv_cols = q_dim / g.tp                # activation widths for the workspace
-        blk.op("qkv_proj", flops, w_qkv + tok_pe * (h + q_dim / g.tp + lora + rope) * ab, L, 4, g.n)
+        blk.gemm(model, "qkv_proj", flops, w_qkv + tok_pe * (h + q_dim / g.tp + lora + rope) * ab, L, 4)
         return w_qkv, q_cols, kv_cols
     d, nq, nkv = float(model.head_dim), float(model.n_heads), g.attn.nkv
     kv_proj_heads = np.where(g.kv_mode == 1, nkv / g.tp, np.maximum(nkv / g.tp, 1.0))
@@ -58,8 +60,8 @@ def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
     kv_cols = 2.0 * d * kv_proj_heads
     bias = (q_cols + kv_cols) * wb if model.qkv_bias else 0.0
     w_qkv = h * (q_cols + kv_cols) * wb + bias
-    blk.op("qkv_proj", 2 * tok_pe * h * (q_cols + kv_cols),
-           w_qkv + tok_pe * (h + q_cols + kv_cols) * ab, L, 2, g.n)
+    blk.gemm(model, "qkv_proj", 2 * tok_pe * h * (q_cols + kv_cols),
+             w_qkv + tok_pe * (h + q_cols + kv_cols) * ab, L, 2)
     return w_qkv, q_cols, kv_cols
 
 
@@ -69,58 +71,63 @@ def _attention_core(model: ModelSpec, g: Geometry, blk: Block) -> np.ndarray:
     attn_share = np.where(g.is_kv_ring & (not g.prefill), 1.0, 1.0 / g.cp)  # decode pass-KV: redundant
     flops = g.b * g.pairs * g.qh_pe * a.flops_per_pair_head / g.seq_split * attn_share
     kv_tokens = g.ctx / g.seq_split * np.where(g.is_kv_ring, 1.0, 1.0 / g.cp)
-    q_seq = g.T / g.cp if g.prefill else g.T        # queries per sequence on a PE
+    # queries that visit each KV block a PE holds: pass-KV its own T/cp, pass-Q all T
+    q_seq = np.where(g.ring == 1, g.T, g.T / g.cp) if g.prefill else g.T
     rect = g.pairs / (g.T * g.ctx)                  # causal fraction of the (q, kv) rectangle
     kv_passes = np.maximum(1.0, q_seq * rect / Q_TILE)
     kv_read = g.b * kv_tokens * g.kvh_pe * a.kv_width * g.kvb * kv_passes
     tok_q = np.where((g.ring == 1) & g.prefill, g.tok, g.tok_pe)   # pass-Q: every rank's queries visit
     nbytes = (kv_read + 2.0 * tok_q * g.qh_pe * a.q_width * g.ab
               + g.tok_pe * g.kvh_pe * a.kv_width * g.kvb / g.seq_split)
-    blk.op("attention", flops, nbytes, L, 1, g.n)
+    blk.op("attention", flops, nbytes, L, 1, dtype=model.attn_dtype)
     return tok_q
 
 
 def _combines(model: ModelSpec, g: Geometry, blk: Block) -> None:
     """KV sequence-shard combine inside TP and the pass-Q CP combine."""
     a, L = g.attn, float(model.n_layers)
-    q_bytes = g.tok_pe * g.qh_pe * a.q_width * g.ab
-    oml_bytes = g.tok_pe * g.qh_pe * (a.q_width * g.ab + ML_BYTES)
+    q_bytes = g.tok_pe * g.qh_pe * a.q_width * g.cb
+    oml_bytes = g.tok_pe * g.qh_pe * (a.q_width * g.cb + ML_BYTES)
     seq_on = (g.seq_split > 1).astype(float)
-    blk.comms["kv_seq_combine"] = (coll.all_gather(q_bytes * seq_on, g.lv_seq)
-                                   + coll.reduce_scatter(oml_bytes * seq_on, g.lv_seq)).scale(L)
+    blk.comm("kv_seq_combine", (coll.all_gather(q_bytes * seq_on, g.lv_seq)
+                                + coll.reduce_scatter(oml_bytes * seq_on, g.lv_seq)).scale(L),
+             "all", 2 * L * seq_on)
     # decode all-gathers the partial O, m, l of every rank; prefill returns them to the query
     # owners with an all-to-all
     qoml_on = ((g.ring == 1) & (g.cp > 1)).astype(float)
-    oml_all = g.tok * g.qh_pe * (a.q_width * g.ab + ML_BYTES) * qoml_on
-    blk.comms["cp_combine"] = (coll.all_to_all(oml_all, g.lv_cp) if g.prefill
-                               else coll.all_gather(oml_all * g.cp, g.lv_cp)).scale(L)
+    oml_all = g.tok * g.qh_pe * (a.q_width * g.cb + ML_BYTES) * qoml_on
+    blk.comm("cp_combine", (coll.all_to_all(oml_all, g.lv_cp) if g.prefill
+                            else coll.all_gather(oml_all * g.cp, g.lv_cp)).scale(L),
+             "all", L * qoml_on)
 
 
-def _ring(model: ModelSpec, g: Geometry) -> tuple[Ring, np.ndarray]:
+def _ring(model: ModelSpec, g: Geometry, blk: Block) -> tuple[Ring, np.ndarray]:
     """Ring step payload: pass-KV sends a local KV chunk, pass-Q (prefill) a local query chunk."""
     a = g.attn
     kv_chunk = g.b * (g.ctx / g.cp) / g.seq_split * g.kvh_pe * a.kv_width * g.kvb
-    q_chunk = g.tok_pe * g.qh_pe * a.q_width * g.ab if g.prefill else np.zeros(g.n)
+    q_chunk = g.tok_pe * g.qh_pe * a.q_width * g.cb if g.prefill else np.zeros(g.n)
     step_bytes = np.where(g.ring == 0, kv_chunk, q_chunk) * (g.cp > 1)
     ring = Ring("attention", coll.ring_step(step_bytes, g.lv_cp), (g.cp - 1.0) * float(model.n_layers))
+    blk.launches["all"] = blk.launches.get("all", 0.0) + ring.mult * (step_bytes > 0)
     return ring, np.where(g.is_kv_ring, 2.0 * kv_chunk, 0.0)
 
 
 def attention(model: ModelSpec, g: Geometry) -> Block:
-    blk = Block()
+    blk = Block(g.n)
     h, L, a = float(model.hidden), float(model.n_layers), g.attn
     w_qkv, q_cols, kv_cols = _qkv_projection(model, g, blk)
     tok_q = _attention_core(model, g, blk)
     o_rows = float(model.attn_out_dim) / g.tp
     w_o = o_rows * h * g.wb + (h * g.wb if model.dense_bias else 0.0)
-    blk.op("o_proj", 2 * g.tok_pe * o_rows * h, w_o + g.tok_pe * (o_rows + h) * g.ab, L, 1, g.n)
-    blk.op("norms", 10 * g.tok_pe * h, 10 * g.tok_pe * h * g.ab, L, 2, g.n)
-    blk.comms["tp_allreduce"] = coll.all_reduce(g.tok_pe * h * g.ab, g.lv_tp).scale(L)
+    blk.gemm(model, "o_proj", 2 * g.tok_pe * o_rows * h, w_o + g.tok_pe * (o_rows + h) * g.ab, L, 1)
+    blk.op("norms", 10 * g.tok_pe * h, 10 * g.tok_pe * h * g.ab, L, 2)
+    blk.comm("tp_allreduce", coll.all_reduce(g.tok_pe * h * g.cb, g.lv_tp).scale(L), "all",
+             L * (g.tp > 1))
     _combines(model, g, blk)
-    blk.ring, ring_buf = _ring(model, g)
+    blk.ring, ring_buf = _ring(model, g, blk)
     norm_w = (2.0 if model.norm == "rmsnorm" else 4.0) * h * g.wb
     blk.mem.per_layer["all"] = w_qkv + w_o + norm_w
-    blk.mem.kv_cache = g.b * g.ctx * L * g.kvh_pe * a.kv_width * g.kvb / (g.seq_split * g.cp)
+    blk.mem.kv_per_layer = g.b_all * g.ctx * g.kvh_pe * a.kv_width * g.kvb / (g.seq_split * g.cp)
     blk.mem.activations = [g.tok_pe * (2 * h + q_cols + kv_cols) * g.ab,
                            tok_q * g.qh_pe * (a.q_width * g.ab + ML_BYTES) * 2]
     blk.mem.buffers = ring_buf

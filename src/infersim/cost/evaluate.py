@@ -1,10 +1,30 @@
-"""Stage 2 of the cost model: latencies from the terms and the hardware knobs."""
+"""Stage 2 of the cost model: latencies from the terms, the hardware knobs and the runtime.
+
+One micro-batch's traversal of the pipeline (one step of one micro-batch through every stage):
+
+    device = Σ_ops max(f/peak, m/bw)·mult + Σ collectives + exposed CP ring + kernels·kernel_gap
+    A      = max(device, host)        host = kernels·host_launch unless graph-captured
+    S      = the slowest stage (the first or the last, see ``pipeline.py``), same terms
+
+    decode   latency = period = max(m·S, A) + step_fixed     (a sequence's next token)
+    prefill  latency = A + (m − 1)·S + step_fixed           (the last micro-batch is done)
+             period  = (m·S if pp > 1 else A) + step_fixed  (a new batch enters every m·S)
+    throughput = batch · new tokens / period
+
+The breakdown splits A into compute, HBM, each collective, the exposed ring, kernel gaps and the
+exposed host launch time; ``pp_bubble`` is the rest of the latency beyond A and ``step_fixed``.
+
+Factorised for sweeps: operator times depend only on (peak FLOPs, HBM bandwidth) and collective
+times only on the three link bandwidths, so for H candidates each is computed once per distinct
+pair or triple (a balanced co-design grid of 64 candidates has 4 and 8) and gathered.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from ..hardware import HardwareSpec
-from .terms import COMM_COMPONENTS, COMPONENTS, Terms
+from ..hardware import KNOBS, HardwareSpec
+from ..runtime import Runtime, get_runtime
+from .terms import COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 
 
 def knob_values(hw: HardwareSpec, knobs: dict | None = None) -> dict:
@@ -15,57 +35,143 @@ def knob_values(hw: HardwareSpec, knobs: dict | None = None) -> dict:
     return vals
 
 
-def evaluate(terms: Terms, knobs: dict | None = None, breakdown: bool = True) -> dict:
-    """Stage 2: latency (ns) of every config for the given knob values.
+def _unique_rows(*cols) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of the stacked columns and, per row, the index of its distinct row."""
+    rows = np.column_stack(cols)
+    if len(rows) == 1:
+        return rows, np.zeros(1, dtype=np.int64)
+    uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+    return uniq, inv.ravel()
 
-    Returns ``total_ns``, ``fits`` and, with ``breakdown``, one array per component in
-    :data:`COMPONENTS` (they sum to ``total_ns``) and ``op_times_ns`` (each operator's roofline
-    time, launch overhead excluded). Knob arrays of shape ``(H, 1)`` give ``(H, N)`` results."""
-    hw = terms.hw
-    k = knob_values(hw, knobs)
-    flops_per_ns = np.asarray(k["peak_tflops_f16"]) * 1e3
-    bw = np.asarray(k["bw_hbm_gbs"])
-    bws = (k["bw_intra_gbs"], k["bw_inter_gbs"], k["bw_intersip_gbs"])
-    alphas = hw.link_alpha_ns()
 
-    compute = hbm = 0.0
-    attn_t = None
-    op_times = {}
+def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime,
+              breakdown: bool) -> dict:
+    """Per kind, Σ max(tc, tm, launches·kernel_latency)·mult over the operators, for U (peak,
+    bw) rows: (U, N) arrays (launches = the op's kernels times the runtime's launch multiplier).
+    With ``breakdown`` also the compute- and HBM-dominated sums, the kernel-floor excess and each
+    operator's time."""
+    out: dict = {"kinds": {}, "ops": {}}
+    comp = hbm = floor = 0.0
+    lat = terms.hw.kernel_latency_ns * rt.launch_multiplier
     for i, op in enumerate(terms.ops):
-        tc = op.f / flops_per_ns
-        tm = op.m / bw
+        tc, tm = op.f / peak_per_ns, op.m / bw
+        roof = np.maximum(tc, tm)
+        t = np.maximum(roof, op.kernels * lat)
         if i == terms.attn_index:
-            attn_t = np.maximum(tc, tm)
+            out["attn"] = t
+        out["kinds"][op.kind] = out["kinds"].get(op.kind, 0.0) + t * op.mult
         if breakdown:
             c_dom = tc >= tm
-            compute = compute + np.where(c_dom, tc, 0.0) * op.mult
+            comp = comp + np.where(c_dom, tc, 0.0) * op.mult
             hbm = hbm + np.where(c_dom, 0.0, tm) * op.mult
-            op_times[op.name] = np.maximum(tc, tm) * op.mult
-        else:
-            compute = compute + np.maximum(tc, tm) * op.mult
+            floor = floor + (t - roof) * op.mult
+            out["ops"][op.name] = t * op.mult
+    out["compute"], out["hbm"], out["floor"] = comp, hbm, floor
+    return out
 
-    step = terms.ring_step.time_ns(bws, alphas, hw.link_eff)
-    ring = terms.ring_mult * np.maximum(0.0, step - attn_t / terms.cp)
-    fits = terms.fits(np.asarray(k["pe_hbm_gb"]))
 
-    if not breakdown:
-        total = compute + terms.overhead_ns + ring + terms.comm_total.time_ns(bws, alphas, hw.link_eff)
-        return {"total_ns": total, "fits": fits}
-    out = {"compute": compute, "hbm": hbm, "overhead": terms.overhead_ns + 0.0 * bw}
-    for name in COMM_COMPONENTS:
-        out[name] = terms.comms[name].time_ns(bws, alphas, hw.link_eff)
-    out["cp_ring"] = ring
-    total = 0.0
-    for name in COMPONENTS:
-        total = total + out[name]
-    out["total_ns"] = total
-    out["fits"] = fits
-    out["op_times_ns"] = op_times
+def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
+    """Per kind (and with ``breakdown`` per component) collective time, and the ring step time,
+    for U link-bandwidth rows: (U, N) arrays."""
+    hw = terms.hw
+    bws = [links[:, j:j + 1] for j in range(3)]
+    alphas = hw.link_alpha_ns()
+    out: dict = {"kinds": {}, "components": {}}
+    for (component, kind), cs in terms.comms.items():
+        t = cs.time_ns(bws, alphas, hw.link_eff)
+        out["kinds"][kind] = out["kinds"].get(kind, 0.0) + t
+        if breakdown:
+            out["components"][component] = out["components"].get(component, 0.0) + t
+    out["ring_step"] = terms.ring_step.time_ns(bws, alphas, hw.link_eff)
+    return out
+
+
+def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
+    """Traversal A, slowest stage S, latency and period from per-kind device times (see module)."""
+    device = sum(kind_t.values())
+    host_all = host_stage = 0.0
+    host_ns = 0.0 if rt.graph_captured else rt.host_launch_ns * rt.launch_multiplier
+    if host_ns:
+        host_all = sum(terms.kernels[k] for k in KINDS) * host_ns
+    A = np.maximum(device, host_all)
+    out = {"device": device, "A": A, "bubble": 0.0}
+    if not np.any(terms.pp > 1):
+        out["latency"] = out["period"] = A + rt.step_fixed_ns
+        return out
+    stages = []
+    for share in (terms.stage_first, terms.stage_last):
+        stages.append(sum(share[k] * t for k, t in kind_t.items()))
+        if host_ns:
+            host_stage = np.maximum(host_stage, sum(share[k] * terms.kernels[k] for k in KINDS)
+                                    * host_ns)
+    S = np.maximum(np.maximum(stages[0], stages[1]), host_stage)
+    m, multi = terms.m, terms.pp > 1
+    if terms.prefill:
+        out["bubble"] = (m - 1.0) * S
+        out["period"] = np.where(multi, m * S, A) + rt.step_fixed_ns
+    else:
+        out["bubble"] = np.maximum(m * S - A, 0.0)
+    out["latency"] = A + out["bubble"] + rt.step_fixed_ns
+    if not terms.prefill:
+        out["period"] = out["latency"]
+    return out
+
+
+def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: bool = True) -> dict:
+    """Stage 2: latency and period (ns) of every config for the given knob values and runtime.
+
+    Returns ``total_ns`` (latency), ``period_ns`` (time per batch in steady state), ``fits`` and,
+    with ``breakdown``, one array per component in :data:`COMPONENTS` (they sum to ``total_ns``)
+    and ``op_times_ns`` (each operator's roofline time). Knob arrays of shape ``(H, 1)`` give
+    ``(H, N)`` results; scalar knobs give ``(N,)``."""
+    hw, rt = terms.hw, get_runtime(runtime)
+    k = knob_values(hw, knobs)
+    batched = any(np.ndim(k[x]) > 0 for x in KNOBS)
+    H = max(int(np.size(k[x])) for x in KNOBS)
+    vec = lambda x: np.broadcast_to(np.ravel(np.asarray(k[x], dtype=float)), (H,))  # noqa: E731
+    roof, ia = _unique_rows(vec("peak_tflops_f16"), vec("bw_hbm_gbs"))
+    links, ib = _unique_rows(vec("bw_intra_gbs"), vec("bw_inter_gbs"), vec("bw_intersip_gbs"))
+    ops = _op_times(terms, roof[:, :1] * 1e3 * rt.gemm_efficiency, roof[:, 1:2], rt, breakdown)
+    com = _comm_times(terms, links, breakdown)
+
+    ring = terms.ring_mult * np.maximum(0.0, com["ring_step"][ib] - ops["attn"][ia] / terms.cp)
+    gap = rt.kernel_gap_ns * rt.launch_multiplier
+    kind_t = {}
+    for kind in KINDS:
+        t = terms.kernels[kind] * gap
+        if kind in ops["kinds"]:
+            t = t + ops["kinds"][kind][ia]
+        if kind in com["kinds"]:
+            t = t + com["kinds"][kind][ib]
+        kind_t[kind] = t
+    kind_t["all"] = kind_t["all"] + ring
+    pipe = _pipeline(terms, kind_t, rt)
+    fits = terms.mem_bytes <= hw.usable_bytes(vec("pe_hbm_gb")[:, None])
+    out = {"total_ns": pipe["latency"] + np.zeros((H, 1)), "period_ns": pipe["period"] + np.zeros((H, 1)),
+           "fits": fits}
+    if breakdown:
+        gaps = sum(terms.kernels[kd] for kd in KINDS) * gap
+        out.update(compute=ops["compute"][ia], hbm=ops["hbm"][ia], kernel_floor=ops["floor"][ia],
+                   cp_ring=ring,
+                   kernel_gaps=gaps + np.zeros((H, 1)), host_launch=pipe["A"] - pipe["device"],
+                   step_fixed=np.full((H, len(terms)), rt.step_fixed_ns),
+                   pp_bubble=pipe["bubble"])
+        for name in COMM_COMPONENTS:
+            out[name] = com["components"][name][ib] if name in com["components"] else np.zeros((H, len(terms)))
+        out["op_times_ns"] = {n: t[ia] for n, t in ops["ops"].items()}
+        for name in COMPONENTS:
+            out[name] = out[name] + np.zeros((H, len(terms)))
+    if not batched:
+        out = {n: ({a: b[0] for a, b in v.items()} if isinstance(v, dict) else v[0])
+               for n, v in out.items()}
     return out
 
 
 def bound_of(result: dict) -> np.ndarray:
-    """'compute', 'memory' or 'comm': which of the three sums dominates each config."""
+    """'compute', 'memory', 'comm' or 'overhead': which share of the step dominates each config
+    (overhead = kernel gaps + exposed host launches + the fixed per-step cost)."""
     comm = sum(result[c] for c in COMM_COMPONENTS) + result["cp_ring"]
-    stacked = np.stack(np.broadcast_arrays(result["compute"], result["hbm"], comm))
-    return np.array(["compute", "memory", "comm"])[np.argmax(stacked, axis=0)]
+    over = (result["kernel_gaps"] + result["host_launch"] + result["step_fixed"]
+            + result["kernel_floor"])
+    stacked = np.stack(np.broadcast_arrays(result["compute"], result["hbm"], comm, over))
+    return np.array(["compute", "memory", "comm", "overhead"])[np.argmax(stacked, axis=0)]

@@ -15,31 +15,37 @@ from .geometry import Geometry
 from .terms import Block
 
 
-def ffn_ops(model: ModelSpec, g: Geometry, blk: Block, name: str, width: float, mult: float):
-    """Adds the up/gate and down ops of an FFN of ``width`` run ``mult`` times; returns
-    (weight bytes per PE, width per PE)."""
+def ffn_ops(model: ModelSpec, g: Geometry, blk: Block, name: str, width: float, mult: float,
+            kind: str):
+    """Adds the up/gate and down ops of an FFN of ``width`` run ``mult`` times at ``kind``
+    layers; returns (weight bytes per PE, width per PE)."""
     h, m, wb, ab, tok = float(model.hidden), float(model.n_ffn_mats), g.wb, g.ab, g.tok_ffn
     f_pe = width / g.g_ffn
     w_up, w_down = (m - 1) * h * f_pe * wb, h * f_pe * wb
-    if mult:
-        blk.op(f"{name}_up_gate", 2 * tok * (m - 1) * h * f_pe, w_up + tok * (h + m * f_pe) * ab, mult, 2, g.n)
-        blk.op(f"{name}_down", 2 * tok * h * f_pe, w_down + tok * (f_pe + h) * ab, mult, 1, g.n)
+    if mult and width:
+        blk.gemm(model, f"{name}_up_gate", 2 * tok * (m - 1) * h * f_pe,
+                 w_up + tok * (h + m * f_pe) * ab, mult, 2, kind)
+        blk.gemm(model, f"{name}_down", 2 * tok * h * f_pe, w_down + tok * (f_pe + h) * ab, mult, 1, kind)
     return w_up + w_down, f_pe
 
 
-def ffn_allreduce(model: ModelSpec, g: Geometry, layers: float) -> coll.Comm:
+def ffn_allreduce(model: ModelSpec, g: Geometry, blk: Block, layers: float, kind: str) -> None:
     """The FFN output all-reduce over its shard group, and in prefill with scope TP+CP the
     all-gather of the CP ranks' tokens, for ``layers`` layers."""
     h = float(model.hidden)
-    gather_in = coll.all_gather(np.where(g.ffn_tpcp & g.prefill, g.tok * h * g.ab, 0.0), g.lv_cp)
-    return coll.all_reduce(g.tok_ffn * h * g.ab, g.lv_ffn).scale(layers) + gather_in.scale(layers)
+    gather_on = g.ffn_tpcp & g.prefill & (g.cp > 1)
+    gather_in = coll.all_gather(np.where(gather_on, g.tok * h * g.cb, 0.0), g.lv_cp)
+    blk.comm("ffn_allreduce", coll.all_reduce(g.tok_ffn * h * g.cb, g.lv_ffn).scale(layers), kind,
+             layers * (g.g_ffn > 1))
+    blk.comm("ffn_allreduce", gather_in.scale(layers), kind, layers * gather_on)
 
 
 def dense_ffn(model: ModelSpec, g: Geometry) -> Block:
-    blk = Block()
+    blk = Block(g.n)
     layers = float(model.n_dense_layers)
-    w, f_pe = ffn_ops(model, g, blk, "ffn", float(model.ffn_hidden), layers)
-    blk.comms["ffn_allreduce"] = ffn_allreduce(model, g, layers)
+    w, f_pe = ffn_ops(model, g, blk, "ffn", float(model.ffn_hidden), layers, "dense")
+    if layers:
+        ffn_allreduce(model, g, blk, layers, "dense")
     blk.mem.per_layer["dense"] = w
     blk.mem.activations = [g.tok_ffn * (float(model.hidden) + model.n_ffn_mats * f_pe) * g.ab]
     return blk

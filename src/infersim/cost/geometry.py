@@ -48,9 +48,10 @@ class Geometry:
     n: int
     prefill: bool
     attn: AttnGeometry
-    wb: float                 # bytes per weight, activation, KV value
+    wb: float                 # bytes per weight, activation, KV value, collective element
     ab: float
     kvb: float
+    cb: float
     tp: np.ndarray
     pp: np.ndarray
     dp: np.ndarray
@@ -59,11 +60,15 @@ class Geometry:
     kv_mode: np.ndarray       # 0 head, 1 seq, 2 hybrid
     ffn_tpcp: np.ndarray      # FFN sharded over tp·cp
     ring: np.ndarray          # 0 pass-KV, 1 pass-Q
-    b: np.ndarray             # sequences per DP replica
-    T: float                  # new tokens per sequence
+    m: np.ndarray             # micro-batches in flight through the pipeline
+    b_all: np.ndarray         # sequences per DP replica (their KV cache is resident)
+    b: np.ndarray             # sequences per micro-batch
+    chunks: np.ndarray        # prefill chunks per prompt (1 unless m > b_all)
+    T: np.ndarray             # new tokens per sequence per micro-batch (a chunk in prefill)
     ctx: float                # context after the step
-    pairs: float              # (query, key) pairs per sequence per head
-    tok: np.ndarray           # tokens per replica
+    pairs: np.ndarray         # (query, key) pairs per sequence per head per micro-batch
+    head_tok: np.ndarray      # LM-head rows per micro-batch (last token of each sequence)
+    tok: np.ndarray           # tokens per micro-batch per replica
     tok_pe: np.ndarray        # tokens through dense ops per PE (prefill: split over CP)
     tok_ffn: np.ndarray       # tokens through the FFN per PE
     is_kv_ring: np.ndarray
@@ -92,8 +97,11 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     attn = AttnGeometry.of(model, prefill)
     nq = float(model.n_heads)
 
-    b = np.ceil(wl.batch / dp)
-    T = float(wl.new_tokens)
+    m = f64(par.microbatches)
+    b_all = np.ceil(wl.batch / dp)
+    chunks = np.where(m > b_all, m / b_all, 1.0)
+    b = np.where(m > b_all, 1.0, np.ceil(b_all / m))
+    T = float(wl.new_tokens) / chunks
     tok = b * T
     tok_pe = tok / cp if prefill else tok
     ffn_tpcp = par.ffn_shard_scope == 1
@@ -111,9 +119,10 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     return Geometry(
         n=len(par), prefill=prefill, attn=attn,
         wb=DTYPE_BYTES[model.weight_dtype], ab=DTYPE_BYTES[model.act_dtype],
-        kvb=DTYPE_BYTES[model.kv_dtype],
+        kvb=DTYPE_BYTES[model.kv_dtype], cb=DTYPE_BYTES[model.comm_dtype],
         tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, kv_mode=kv_mode, ffn_tpcp=ffn_tpcp, ring=ring,
-        b=b, T=T, ctx=float(wl.s_kv), pairs=wl.attn_pairs, tok=tok, tok_pe=tok_pe,
+        m=m, b_all=b_all, b=b, chunks=chunks, T=T, ctx=float(wl.s_kv),
+        pairs=wl.attn_pairs / chunks, head_tok=b / chunks, tok=tok, tok_pe=tok_pe,
         tok_ffn=np.where(ffn_tpcp & prefill, tok, tok_pe),
         is_kv_ring=(ring == 0) & (cp > 1),
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,

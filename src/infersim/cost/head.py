@@ -13,14 +13,15 @@ from .terms import Block
 
 
 def head(model: ModelSpec, g: Geometry) -> Block:
-    blk = Block()
+    blk = Block(g.n)
     h, V, wb, ab = float(model.hidden), float(model.vocab), g.wb, g.ab
-    blk.op("embedding", 0.0, g.tok_pe * h * (wb + ab), 1.0, 1, g.n)
-    head_tok = g.b                                   # logits of the last token of each sequence
-    blk.op("lm_head", 2 * head_tok * h * V / g.tp,
-           V * h / g.tp * wb + head_tok * (h + V / g.tp) * ab, 1.0, 2, g.n)
-    blk.comms["tp_allreduce"] = coll.all_reduce(g.tok_pe * h * ab, g.lv_tp)
-    blk.comms["lm_head_gather"] = coll.all_gather(head_tok * V * ab, g.lv_tp)
+    blk.op("embedding", 0.0, g.tok_pe * h * (wb + ab), 1.0, 1, "first")
+    head_tok = g.head_tok                            # logits of the last token of each sequence
+    blk.gemm(model, "lm_head", 2 * head_tok * h * V / g.tp,
+             V * h / g.tp * wb + head_tok * (h + V / g.tp) * ab, 1.0, 2, "last")
+    on = g.tp > 1
+    blk.comm("tp_allreduce", coll.all_reduce(g.tok_pe * h * g.cb, g.lv_tp), "first", 1.0 * on)
+    blk.comm("lm_head_gather", coll.all_gather(head_tok * V * g.cb, g.lv_tp), "last", 1.0 * on)
     emb = (model.embedding_params() / g.tp) * wb
     blk.mem.single = emb + (0.0 if model.tied_embeddings else V * h / g.tp * wb)
     blk.mem.first = emb

@@ -1,8 +1,11 @@
 """MoE block: router, routed experts over the G = tp·cp·dp ranks (= ep × etp), shared experts.
 
-Each EP rank serves n·k/ep token-expert pairs and reads only the experts the step touches,
-E/ep·(1−(1−k/E)^n) of its E/ep; all-to-all dispatch and combine over EP, gather/reduce-scatter
-over the etp expert slices; shared experts run as a dense FFN (sharded like it).
+The layer waits for the busiest EP rank, so it is costed at the expected maximum over the ep
+ranks (:mod:`infersim.occupancy`), not the mean: of the token-expert pairs a rank serves (mean
+n·k/ep) and of the distinct experts it must read (mean E/ep·(1−(1−k/E)^n)). At batch-1 decode
+Mixtral's two active experts each sit whole on one of 8 EP ranks, so the busiest rank reads a
+whole expert where TP8 reads 1/8 of both. All-to-all dispatch and combine over EP (the busiest rank receives its maximum
+share), gather/reduce-scatter over the etp expert slices; shared experts run as a dense FFN.
 """
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import numpy as np
 
 from .. import collectives as coll
 from ..model import ModelSpec
+from ..occupancy import busiest_rank_experts, busiest_rank_pairs
 from .ffn import ffn_allreduce, ffn_ops
 from .geometry import Geometry
 from .terms import Block
@@ -27,47 +31,55 @@ def split_levels(levels: np.ndarray, inner: np.ndarray) -> tuple[np.ndarray, np.
     return g_in, -(-levels // g_in)
 
 
-def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp) -> coll.Comm:
+def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp, imbalance) -> list[coll.Comm]:
     """The G ranks form ep teams of etp ranks; a team hosts E/ep experts, each sliced etp ways.
     A token visits the teams holding its k experts (p_team = 1 − (1 − 1/ep)^k of them each):
     all-to-all dispatch and combine over EP of each rank's 1/G share of the tokens; inside a team
     the slices gather the inputs they do not already hold (tokens of other TP groups) and
     reduce-scatter their partial outputs; finally the TP (decode: TP·CP) replicas of a token
-    gather its result. With ep = 1 and G = tp this is exactly the dense FFN's all-reduce."""
-    h, k, ab = float(model.hidden), float(model.n_experts_per_tok), g.ab
+    gather its result. Where that reduce-scatter and gather span the same ranks and tokens
+    (ep = 1, dp = 1, and cp = 1 in prefill) they are one all-reduce and may take its cheaper
+    algorithms, exactly as the dense FFN's. The dispatch and combine carry ``imbalance``
+    (busiest / mean pairs) times the mean share."""
+    h, k, ab = float(model.hidden), float(model.n_experts_per_tok), g.cb
     G = g.tp * g.cp * g.dp
     lv_G = (g.lv_tp * g.lv_cp * g.lv_dp).astype(np.int64)
     lv_etp, lv_ep = split_levels(lv_G, etp.astype(np.int64))
     p_team = 1.0 - (1.0 - 1.0 / g.ep) ** k
     team_tok = n_tok * p_team
-    a2a = coll.all_to_all(n_tok / G * g.ep * p_team * h * ab, lv_ep).scale(2.0)
+    a2a = coll.all_to_all(n_tok / G * g.ep * p_team * h * ab * imbalance, lv_ep).scale(2.0)
     missing = team_tok * (1.0 - g.tok / n_tok) * h * ab
-    slices = (coll.all_gather(missing, lv_etp)
-              + coll.reduce_scatter(team_tok * h * ab * (etp > 1), lv_etp))
-    back = coll.all_gather(g.tok_pe * h * ab, g.lv_tp if g.prefill else g.lv_tpcp)
-    return a2a + slices + back
+    lv_back = g.lv_tp if g.prefill else g.lv_tpcp
+    split = (coll.reduce_scatter(team_tok * h * ab * (etp > 1), lv_etp)
+             + coll.all_gather(g.tok_pe * h * ab, lv_back))
+    fused = coll.all_reduce(g.tok_pe * h * ab, lv_back)
+    one_group = (g.ep == 1) & (g.dp == 1) & ((g.cp == 1) if g.prefill else True)
+    return [a2a, coll.all_gather(missing, lv_etp), coll.Comm.where(one_group, fused, split)]
 
 
 def moe(model: ModelSpec, g: Geometry) -> Block:
-    blk = Block()
+    blk = Block(g.n)
     if not model.is_moe:
-        blk.comms["ep_alltoall"] = coll.Comm.zeros(g.n)
         return blk
     h, L_moe, wb, ab = float(model.hidden), float(model.n_moe_layers), g.wb, g.ab
-    E, k, fe = float(model.n_experts), float(model.n_experts_per_tok), float(model.moe_ffn_hidden)
+    E, k, fe = model.n_experts, model.n_experts_per_tok, float(model.moe_ffn_hidden)
     m = float(model.n_ffn_mats)
-    w_shared, _ = ffn_ops(model, g, blk, "shared_expert", model.n_shared_experts * fe, L_moe)
+    w_shared, _ = ffn_ops(model, g, blk, "shared_expert", model.n_shared_experts * fe, L_moe, "moe")
     if model.n_shared_experts:
-        blk.comms["ffn_allreduce"] = ffn_allreduce(model, g, L_moe)
-    blk.op("router", 2 * g.tok_pe * h * E, h * E * wb + g.tok_pe * (h + E) * ab, L_moe, 2, g.n)
-    etp = g.tp * g.cp * g.dp / g.ep
+        ffn_allreduce(model, g, blk, L_moe, "moe")
+    blk.gemm(model, "router", 2 * g.tok_pe * h * E, h * E * wb + g.tok_pe * (h + E) * ab, L_moe, 2, "moe")
+    G = g.tp * g.cp * g.dp
+    etp = G / g.ep
     n_tok = g.dp * g.tok                            # distinct tokens in the group this step
-    assign = n_tok * k / g.ep                       # token-expert pairs per EP rank
-    touched = (E / g.ep) * (1.0 - (1.0 - k / E) ** n_tok)   # expected distinct local experts
+    assign = busiest_rank_pairs(n_tok, k, g.ep)     # token-expert pairs on the busiest rank
+    touched = busiest_rank_experts(n_tok, k, E, g.ep)   # experts the busiest rank reads
     w_expert = m * h * fe * wb
-    blk.op("moe_experts", 2 * assign * m * h * fe / etp,
-           touched * w_expert / etp + assign * (2 * h + m * fe / etp) * ab, L_moe, 3, g.n)
-    blk.comms["ep_alltoall"] = _token_movement(model, g, n_tok, etp).scale(L_moe)
+    blk.gemm(model, "moe_experts", 2 * assign * m * h * fe / etp,
+             touched * w_expert / etp + assign * (2 * h + m * fe / etp) * ab, L_moe, 3, "moe")
+    imbalance = assign / (n_tok * k / g.ep)
+    launches = L_moe * (G > 1)
+    for c, n_kernels in zip(_token_movement(model, g, n_tok, etp, imbalance), (2, 1, 2)):
+        blk.comm("ep_alltoall", c.scale(L_moe), "moe", n_kernels * launches)
     blk.mem.per_layer["moe"] = (E / g.ep) * w_expert / etp + w_shared + h * E * wb
     blk.mem.activations = [assign * (h + m * fe / etp) * ab * g.ones()]
     return blk

@@ -3,8 +3,10 @@
 A block (attention, dense FFN, MoE, embedding/LM head, pipeline) is a pure function of the model
 and the :class:`~infersim.cost.geometry.Geometry`; it never sees the hardware. It returns a
 :class:`Block`: its operators with raw flops and bytes per PE, its collectives as
-knob-independent :class:`~infersim.collectives.Comm` terms, and its memory. :func:`combine`
-applies the hardware's size-dependent efficiencies once and assembles :class:`Terms`.
+knob-independent :class:`~infersim.collectives.Comm` terms and its memory. Each operator and
+collective has a *kind* saying where its occurrences sit along the pipeline (``KINDS``), so the
+slowest stage and the largest stage can be found. :func:`infersim.cost.combine` applies the
+hardware's size- and dtype-dependent efficiencies once and assembles :class:`Terms`.
 """
 from __future__ import annotations
 
@@ -18,19 +20,31 @@ from ..parallel import ParArrays
 
 COMM_COMPONENTS = ("tp_allreduce", "ffn_allreduce", "kv_seq_combine", "cp_combine",
                    "ep_alltoall", "pp_p2p", "lm_head_gather")
-COMPONENTS = ("compute", "hbm", "overhead") + COMM_COMPONENTS + ("cp_ring",)
+RUNTIME_COMPONENTS = ("kernel_gaps", "host_launch", "step_fixed")
+#: Device time of kernels too small to reach their roofline (each takes the hardware's
+#: kernel_latency_ns at least): per-kernel cost like the runtime's, but on the device.
+FLOOR_COMPONENT = "kernel_floor"
+COMPONENTS = (("compute", "hbm", FLOOR_COMPONENT) + COMM_COMPONENTS + ("cp_ring", "pp_bubble")
+              + RUNTIME_COMPONENTS)
+#: Where occurrences sit: every layer, dense-FFN layers, MoE layers, once on the first stage
+#: (embedding), once on the last stage (LM head), or between stages (pipeline sends).
+KINDS = ("all", "dense", "moe", "first", "last", "pipe")
 
 
 @dataclass
 class RawOp:
     """One operator as a block states it: raw ``flops`` and ``nbytes`` per PE per occurrence,
-    ``mult`` occurrences per step (e.g. the layer count), ``kernels`` launches per occurrence."""
+    ``mult`` occurrences per micro-batch traversal, ``kernels`` launches per occurrence,
+    computed in ``dtype``."""
 
     name: str
     flops: np.ndarray
     nbytes: np.ndarray
     mult: float
     kernels: int
+    kind: str = "all"
+    dtype: str = "bf16"          # the data type the operator computes in
+    weight_dtype: str = "bf16"   # the data type of the weights it streams (HBM efficiency)
 
 
 @dataclass
@@ -47,58 +61,84 @@ class Ring:
 class Mem:
     """Memory a block needs per PE. Weights per layer by layer kind ("all" layers, "dense" FFN
     layers, "moe" layers), once-per-model weights by where they sit with and without a pipeline,
-    the KV cache of the whole model, activation sets (the largest one is live) and buffers."""
+    the KV cache per layer, activation sets (the largest one is live) and buffers."""
 
     per_layer: dict[str, np.ndarray] = field(default_factory=dict)
     single: np.ndarray | float = 0.0      # once-per-model weights when pp = 1
     first: np.ndarray | float = 0.0       # ... held by the first stage when pp > 1
     last: np.ndarray | float = 0.0        # ... held by the last stage when pp > 1
-    kv_cache: np.ndarray | float = 0.0
+    kv_per_layer: np.ndarray | float = 0.0
     activations: list = field(default_factory=list)
     buffers: np.ndarray | float = 0.0
 
 
 @dataclass
 class Block:
+    n: int
     ops: list[RawOp] = field(default_factory=list)
-    comms: dict[str, coll.Comm] = field(default_factory=dict)
+    comms: list[tuple[str, str, coll.Comm]] = field(default_factory=list)
+    launches: dict[str, np.ndarray] = field(default_factory=dict)
     mem: Mem = field(default_factory=Mem)
     ring: Ring | None = None
 
-    def op(self, name, flops, nbytes, mult, kernels, n: int) -> None:
-        ones = np.ones(n)
+    def op(self, name, flops, nbytes, mult, kernels, kind: str = "all", dtype: str = "bf16",
+           weight_dtype: str = "bf16") -> None:
+        ones = np.ones(self.n)
         self.ops.append(RawOp(name, np.asarray(flops, dtype=np.float64) * ones,
-                              np.asarray(nbytes, dtype=np.float64) * ones, mult, kernels))
+                              np.asarray(nbytes, dtype=np.float64) * ones, mult, kernels, kind, dtype,
+                              weight_dtype))
+
+    def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all") -> None:
+        """A weight GEMM of ``model``: computes in its GEMM dtype, streams its weight dtype."""
+        self.op(name, flops, nbytes, mult, kernels, kind, model.gemm_dtype, model.weight_dtype)
+
+    def comm(self, component: str, comm: coll.Comm, kind: str, launches) -> None:
+        """A collective of ``component`` at ``kind`` positions, ``launches`` kernels per step."""
+        self.comms.append((component, kind, comm))
+        self.launches[kind] = self.launches.get(kind, 0.0) + np.asarray(launches, dtype=float)
 
 
 @dataclass
 class Op:
     """One operator: efficiency-scaled flops ``f`` and bytes ``m`` per PE per occurrence,
-    ``mult`` occurrences per step, ``kernels`` launches per occurrence."""
+    ``mult`` occurrences per micro-batch traversal, ``kernels`` launches per occurrence."""
 
     name: str
     f: np.ndarray
     m: np.ndarray
     mult: float
     kernels: int
+    kind: str
     flops: np.ndarray       # raw, for the physical-floor check and reports
     nbytes: np.ndarray
+
+    def take(self, idx) -> "Op":
+        return Op(self.name, self.f[idx], self.m[idx], self.mult, self.kernels, self.kind,
+                  self.flops[idx], self.nbytes[idx])
+
+
+def _take(v, idx):
+    return v[idx] if isinstance(v, np.ndarray) and v.ndim else v
 
 
 @dataclass
 class Terms:
-    """Everything about N configs that does not depend on the six hardware knobs."""
+    """Everything about N configs that does not depend on the six hardware knobs or the runtime."""
 
     hw: HardwareSpec
     par: ParArrays
+    prefill: bool
     ops: list[Op]
     attn_index: int
-    comms: dict[str, coll.Comm]
-    comm_total: coll.Comm
+    comms: dict[tuple[str, str], coll.CommSet]   # (component, kind) → collectives
     ring_step: coll.Comm          # per ring step, per layer
     ring_mult: np.ndarray         # (cp - 1) · layers
     cp: np.ndarray
-    overhead_ns: np.ndarray
+    m: np.ndarray                 # micro-batches
+    pp: np.ndarray
+    kernels: dict[str, np.ndarray]        # launches per micro-batch traversal, by kind
+    stage_first: dict[str, np.ndarray]    # share of each kind's time in the first stage
+    stage_last: dict[str, np.ndarray]     # ... in the last stage
     mem_bytes: np.ndarray
     mem_parts: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -107,15 +147,15 @@ class Terms:
 
     def take(self, idx) -> "Terms":
         """The terms of a subset of the configs (e.g. those whose memory fits)."""
-        ops = [Op(o.name, o.f[idx], o.m[idx], o.mult, o.kernels, o.flops[idx], o.nbytes[idx])
-               for o in self.ops]
-        return Terms(hw=self.hw, par=self.par.take(idx), ops=ops, attn_index=self.attn_index,
+        sub = lambda d: {k: _take(v, idx) for k, v in d.items()}  # noqa: E731
+        return Terms(hw=self.hw, par=self.par.take(idx), prefill=self.prefill,
+                     ops=[o.take(idx) for o in self.ops], attn_index=self.attn_index,
                      comms={k: c.take(idx) for k, c in self.comms.items()},
-                     comm_total=self.comm_total.take(idx), ring_step=self.ring_step.take(idx),
-                     ring_mult=self.ring_mult[idx], cp=self.cp[idx],
-                     overhead_ns=self.overhead_ns[idx], mem_bytes=self.mem_bytes[idx],
-                     mem_parts={k: v[idx] for k, v in self.mem_parts.items()})
+                     ring_step=self.ring_step.take(idx), ring_mult=self.ring_mult[idx],
+                     cp=self.cp[idx], m=self.m[idx], pp=self.pp[idx], kernels=sub(self.kernels),
+                     stage_first=sub(self.stage_first), stage_last=sub(self.stage_last),
+                     mem_bytes=self.mem_bytes[idx], mem_parts=sub(self.mem_parts))
 
-    def fits(self, pe_hbm_gb: float) -> np.ndarray:
+    def fits(self, pe_hbm_gb) -> np.ndarray:
         """Memory-fit mask for one HBM capacity (the cheap rejection before the full cost)."""
         return self.mem_bytes <= self.hw.usable_bytes(pe_hbm_gb)

@@ -19,6 +19,7 @@ from infersim.autosuggest import autosuggest
 from infersim.hardware import KNOBS
 from infersim.hardware_presets import DEFAULT_HW, HW_PRESETS
 from infersim.model_presets import DEFAULT_MODEL, PRESETS
+from infersim.runtime import DEFAULT_RUNTIME, RUNTIMES
 from infersim.parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
                                TP_PLACEMENTS)
 from infersim.ui import charts
@@ -31,13 +32,13 @@ KNOB_LABELS = {"pe_hbm_gb": "HBM per PE (GB)", "bw_hbm_gbs": "HBM bandwidth (GB/
 
 # ----- cached computations (arguments are JSON strings: cheap, stable hashing) -------------------
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_explore(model_json: str, hw_json: str, wl_json: str, objective: str):
+def cached_explore(model_json: str, hw_json: str, wl_json: str, runtime: str, objective: str):
     model = ModelSpec(**json.loads(model_json))
     hw = HardwareSpec.from_dict(json.loads(hw_json))
     wl = Workload(**json.loads(wl_json))
-    res = auto_explore(model, hw, wl, objective=objective)
+    res = auto_explore(model, hw, wl, objective=objective, runtime=runtime)
     try:
-        sug = autosuggest(model, hw, wl)
+        sug = autosuggest(model, hw, wl, runtime=runtime)
         pick = {"par": sug.par.to_dict(), "pes": sug.result.pes_used,
                 "latency_ms": sug.result.total_latency_ns / 1e6, "reason": sug.reason,
                 "fewest": sug.fewest_pes.describe(), "fewest_reason": sug.fewest_pes_reason}
@@ -49,7 +50,7 @@ def cached_explore(model_json: str, hw_json: str, wl_json: str, objective: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def cached_codesign(model_json: str, hw_json: str, wl_json: str, depth: str, grid_json: str,
+def cached_codesign(model_json: str, hw_json: str, wl_json: str, runtime: str, depth: str, grid_json: str,
                     objective: str):
     model = ModelSpec(**json.loads(model_json))
     hw = HardwareSpec.from_dict(json.loads(hw_json))
@@ -58,7 +59,7 @@ def cached_codesign(model_json: str, hw_json: str, wl_json: str, depth: str, gri
     # the bar lives inside the cached function, so a cache hit replays it in its final state
     bar = st.progress(0.0, text="sweeping hardware candidates")
     res = joint_explore(model, s_kv=wl["s_kv"], mode=wl["mode"], batch=wl["batch"], s_q=wl["s_q"],
-                        depth=depth, base_hw=hw, objective=objective, custom=grid,
+                        depth=depth, base_hw=hw, objective=objective, custom=grid, runtime=runtime,
                         progress=lambda done, total: bar.progress(done / total, f"{done}/{total} candidates"))
     bar.progress(1.0, text=f"{res.n_hardware} candidates × {res.n_parallel} configs, "
                            f"{res.total_joint:,} fitting pairs in {res.elapsed_s:.2f} s")
@@ -101,6 +102,14 @@ def sidebar_hardware() -> HardwareSpec:
     return replace(hw, **knobs, **topo)
 
 
+def sidebar_runtime() -> str:
+    names = list(RUNTIMES)
+    return st.sidebar.selectbox(
+        "Runtime", names, index=names.index(DEFAULT_RUNTIME), key="runtime",
+        help="Software stack: cuda-graphs = graph-captured decode (TensorRT-LLM, vLLM, SGLang); "
+             "eager = kernels launched one by one from Python; trtllm-2023 = TensorRT-LLM v0.5/0.6.")
+
+
 def sidebar_workload() -> Workload:
     st.sidebar.header("Workload")
     mode = st.sidebar.radio("Mode", ["decode", "prefill"], horizontal=True, key="mode")
@@ -115,7 +124,7 @@ def sidebar_workload() -> Workload:
 
 
 # ----- tabs ---------------------------------------------------------------------------------------
-def tab_simulate(model: ModelSpec, hw: HardwareSpec, wl: Workload) -> None:
+def tab_simulate(model: ModelSpec, hw: HardwareSpec, wl: Workload, runtime: str) -> None:
     pow2 = [p for p in (1, 2, 4, 8, 16, 32, 64, 128, 256) if p <= hw.n_pes]
     c = st.columns(5)
     tp = c[0].selectbox("TP", pow2, index=min(3, len(pow2) - 1), key="sim_tp")
@@ -132,7 +141,7 @@ def tab_simulate(model: ModelSpec, hw: HardwareSpec, wl: Workload) -> None:
     par = Parallelism(tp=int(tp), cp=int(cp), pp=int(pp), dp=int(dp), ep=int(ep), kv_shard_mode=kv,
                       ffn_shard_scope=scope, tp_placement=tpl, cp_placement=cpl,
                       cp_ring_variant=None if ring == "default" else ring)
-    r = simulate(model, hw, par, wl)
+    r = simulate(model, hw, par, wl, runtime=runtime)
     m = st.columns(4)
     m[0].metric("Latency", f"{r.total_latency_ns / 1e6:.3f} ms")
     m[1].metric("Bound", r.bound)
@@ -148,7 +157,7 @@ def tab_simulate(model: ModelSpec, hw: HardwareSpec, wl: Workload) -> None:
     st.dataframe(table, hide_index=True, key="sim_table")
 
 
-def tab_explore(model: ModelSpec, hw: HardwareSpec, wl: Workload, keys: tuple[str, str, str]) -> None:
+def tab_explore(model: ModelSpec, hw: HardwareSpec, wl: Workload, keys: tuple[str, ...]) -> None:
     objective = st.selectbox("Objective", OBJECTIVES, key="ex_objective")
     top = int(st.number_input("Rows shown", value=25, min_value=1, key="ex_top"))
     df, pick, counts = cached_explore(*keys, objective)
@@ -173,7 +182,7 @@ def parse_values(text: str, knob: str) -> list[float]:
     return vals
 
 
-def tab_codesign(hw: HardwareSpec, keys: tuple[str, str, str]) -> None:
+def tab_codesign(hw: HardwareSpec, keys: tuple[str, ...]) -> None:
     c = st.columns(3)
     depth = c[0].selectbox("Depth", DEPTHS, index=DEPTHS.index("balanced"), key="cd_depth")
     objective = c[1].selectbox("Objective", OBJECTIVES, key="cd_objective")
@@ -233,6 +242,7 @@ def main() -> None:
         model = sidebar_model()
         hw = sidebar_hardware()
         wl = sidebar_workload()
+        runtime = sidebar_runtime()
     except InferSimError as exc:
         st.error(str(exc))
         st.stop()
@@ -240,10 +250,10 @@ def main() -> None:
     st.caption(f"{model.name}: {model.param_count() / 1e9:.2f} B params · {hw.name}: {hw.n_pes} PEs "
                f"({hw.pes_per_cube}×{hw.cubes_per_sip}×{hw.n_sips}) · {wl.mode} s_kv={wl.s_kv} batch={wl.batch}")
     keys = (json.dumps(model.to_dict(), sort_keys=True), json.dumps(hw.to_dict(), sort_keys=True),
-            json.dumps({"mode": wl.mode, "s_kv": wl.s_kv, "batch": wl.batch, "s_q": wl.s_q}))
+            json.dumps({"mode": wl.mode, "s_kv": wl.s_kv, "batch": wl.batch, "s_q": wl.s_q}), runtime)
     t_sim, t_exp, t_cd = st.tabs(["Simulate", "Explore", "Co-design"])
     with t_sim:
-        guarded(tab_simulate, model, hw, wl)
+        guarded(tab_simulate, model, hw, wl, runtime)
     with t_exp:
         guarded(tab_explore, model, hw, wl, keys)
     with t_cd:
