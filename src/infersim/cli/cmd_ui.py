@@ -1,0 +1,35 @@
+"""``infersim ui``."""
+from __future__ import annotations
+
+import sys
+
+from ..errors import InferSimError
+from .common import console, emit_json
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("ui", help="start the Streamlit UI on 127.0.0.1")
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--json", action="store_true", help="print the URL as JSON and keep serving")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    import os
+    import subprocess
+    from importlib import resources
+
+    try:
+        import streamlit  # noqa: F401
+    except ImportError:
+        raise InferSimError("the UI needs the 'ui' extra: pip install 'infersim[ui]'") from None
+    app = str(resources.files("infersim") / "ui" / "app.py")
+    url = f"http://127.0.0.1:{args.port}"
+    if args.json:
+        emit_json({"url": url})
+    else:
+        console.print(f"infersim UI on {url}")
+    cmd = [sys.executable, "-m", "streamlit", "run", app, "--server.address", "127.0.0.1",
+           "--server.port", str(args.port), "--server.headless", "true",
+           "--browser.gatherUsageStats", "false"]
+    return subprocess.call(cmd, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
