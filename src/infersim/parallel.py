@@ -224,7 +224,9 @@ FIELDS = ("tp", "pp", "dp", "cp", "ep") + tuple(_CODES) + ("microbatches",)
 @dataclass(frozen=True)
 class ParArrays:
     """Parallelism configs as parallel int64 arrays; string knobs are stored as indices into
-    their choice tuples (e.g. ``kv_shard_mode`` 0 = head, 1 = seq, 2 = hybrid)."""
+    their choice tuples (e.g. ``kv_shard_mode`` 0 = head, 1 = seq, 2 = hybrid). ``batch``, when
+    set, gives each row its own batch (concurrent sequences) instead of the workload's, so that a
+    serving sweep over (config, batch) pairs is one array evaluation."""
 
     tp: np.ndarray
     pp: np.ndarray
@@ -237,9 +239,15 @@ class ParArrays:
     cp_placement: np.ndarray
     cp_ring_variant: np.ndarray
     microbatches: np.ndarray
+    batch: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.tp)
+
+    def with_batch(self, batch) -> "ParArrays":
+        """The same configs, each with its own batch (broadcast to the rows)."""
+        b = np.broadcast_to(np.asarray(batch, dtype=np.int64), (len(self),)).copy()
+        return ParArrays(**{f: getattr(self, f) for f in FIELDS}, batch=b)
 
     @classmethod
     def from_configs(cls, configs: Sequence[Parallelism], workload) -> "ParArrays":
@@ -249,12 +257,12 @@ class ParArrays:
         for p in configs:
             p = p.resolved(workload)
             for f in FIELDS:
-                v = getattr(p, f)
-                cols[f].append(_CODES[f].index(v) if f in _CODES else int(v))
+                cols[f].append(field_code(p, f))
         return cls(**{f: np.asarray(cols[f], dtype=np.int64) for f in FIELDS})
 
     def take(self, idx) -> "ParArrays":
-        return ParArrays(**{f: getattr(self, f)[idx] for f in FIELDS})
+        return ParArrays(**{f: getattr(self, f)[idx] for f in FIELDS},
+                         batch=None if self.batch is None else self.batch[idx])
 
     def config(self, i: int) -> Parallelism:
         kw = {}
@@ -268,8 +276,18 @@ class ParArrays:
         return self.tp * self.cp * self.pp * self.dp
 
 
+def field_code(par: Parallelism, field: str) -> int:
+    """The integer a field of ``par`` has in :class:`ParArrays` (choice index or degree)."""
+    v = getattr(par, field)
+    return _CODES[field].index(v) if field in _CODES else int(v)
+
+
 def concat(parts: Sequence[ParArrays]) -> ParArrays:
-    return ParArrays(**{f: np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS})
+    batch = None
+    if any(p.batch is not None for p in parts):
+        batch = np.concatenate([p.batch for p in parts])
+    return ParArrays(**{f: np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS},
+                     batch=batch)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -390,8 +390,33 @@ def _param_lines(params: dict[str, float]) -> list[str]:
     return lines
 
 
-def write_docs(rep: Report, path: str) -> None:
-    """docs/validation.md: sources, method, fitted parameters, per-source and per-row errors."""
+def _serving_lines(serving) -> list[str]:
+    from .data.serving_measurements import SERVING_SOURCES
+
+    lines = ["## Serving (continuous batching)", "",
+             f"Median |error| **{100 * serving.median_abs_error():.1f}%** over {len(serving.scored())} "
+             "scored rows, reported apart from the step-time rows above: no parameter is fitted on "
+             "them. They test the serving layer (`infersim.serving`): how many full-length sequences "
+             "fit (maximum-throughput rows run at that batch, capped at 2048), decode batching and "
+             "prompt tokens riding along decode steps. Concurrency rows above the KV capacity keep "
+             "their TPOT and tokens/s (the deployment saturates) but their TTFT measures a queue the "
+             "steady-state model does not have: shown, not scored.", "",
+             "| source | rows | scored | median error | where |", "|---|---:|---:|---:|---|"]
+    for s in serving.by_source():
+        lines.append(f"| {s['source']} | {s['rows']} | {s['scored']} | {100 * s['median_abs_error']:.1f}% | "
+                     f"{s['where']} |")
+    lines += [""] + [f"- **{n}**: {s.title}." for n, s in SERVING_SOURCES.items()]
+    lines += ["", "| row | measured | predicted | error | batch | capacity | note |",
+              "|---|---:|---:|---:|---:|---:|---|"]
+    for r in serving.rows:
+        lines.append(f"| {r.row.id} | {_fmt(r.row.value)} | {_fmt(r.predicted)} | {100 * r.error:+.1f}% | "
+                     f"{r.batch} | {r.capacity} | {r.note} |")
+    return lines + [""]
+
+
+def write_docs(rep: Report, path: str, serving=None) -> None:
+    """docs/validation.md: sources, method, fitted parameters, per-source and per-row errors;
+    with ``serving`` (a :class:`infersim.validate_serving.ServingReport`) its section too."""
     test_all = [abs(r.error) for r in rep.rows if SOURCES[r.row.source].split == "test"]
     lines = [
         "# Validation against published measurements",
@@ -448,7 +473,9 @@ def write_docs(rep: Report, path: str) -> None:
     excl = sorted({r.row.note for r in rep.rows if r.row.split == "excluded"
                    and SOURCES[r.row.source].split != "excluded"})
     lines += ["", "Rows excluded from sources otherwise used:", ""] + [f"- {n}" for n in excl]
-    lines += ["", "## Rows", "", "| row | split | measured | before | calibrated | error |",
+    if serving is not None:
+        lines += [""] + _serving_lines(serving)
+    lines += ["", "## Step-time rows", "", "| row | split | measured | before | calibrated | error |",
               "|---|---|---:|---:|---:|---:|"]
     for r in rep.rows:
         lines.append(f"| {r.row.id} | {r.row.split} | {_fmt(r.row.value)} {r.row.unit} | "

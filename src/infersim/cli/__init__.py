@@ -1,4 +1,4 @@
-"""Command-line interface: ``infersim {presets,simulate,explore,codesign,validate,ui}``
+"""Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,validate,ui}``
 (``--json`` on each). One module per command (``cmd_*.py``), shared pieces in ``common.py``.
 
 Bad input prints one line ``error: ...`` to stderr and exits with status 2, never a traceback.
@@ -9,10 +9,10 @@ import argparse
 import sys
 
 from ..errors import InferSimError
-from . import cmd_codesign, cmd_explore, cmd_presets, cmd_simulate, cmd_ui, cmd_validate
+from . import cmd_codesign, cmd_explore, cmd_presets, cmd_serve, cmd_simulate, cmd_ui, cmd_validate
 from .common import console, fmt_gb, fmt_ns, parse_grid  # noqa: F401  (public helpers)
 
-COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_validate, cmd_ui)
+COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_serve, cmd_validate, cmd_ui)
 
 
 def build_parser() -> argparse.ArgumentParser:

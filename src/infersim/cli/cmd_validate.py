@@ -18,11 +18,14 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..validate import run_validation, write_docs
 
+    from ..validate_serving import run_serving_validation
+
     rep = run_validation(refit=args.refit)
+    serving = run_serving_validation()
     if args.write_docs:
-        write_docs(rep, args.write_docs)
+        write_docs(rep, args.write_docs, serving)
     if args.json:
-        emit_json(rep.to_dict())
+        emit_json({**rep.to_dict(), "serving": serving.to_dict()})
         return 0
     console.print(f"[bold]Held-out median |error| {100 * rep.median_abs_error('test'):.1f}%[/] "
                   f"(test sources, never fitted); train {100 * rep.median_abs_error('train'):.1f}%; "
@@ -39,6 +42,14 @@ def run(args) -> int:
     t.add_column("value", justify="right")
     for k, v in rep.params.items():
         t.add_row(k, f"{v:.4g}")
+    console.print(t)
+    console.print(f"[bold]Serving (continuous batching, never fitted): median |error| "
+                  f"{100 * serving.median_abs_error():.1f}%[/] over {len(serving.scored())} rows")
+    t = Table(title="Serving, per source")
+    for col in ("source", "rows", "scored", "median |error|"):
+        t.add_column(col, justify="left" if col == "source" else "right")
+    for s in serving.by_source():
+        t.add_row(s["source"], str(s["rows"]), str(s["scored"]), f"{100 * s['median_abs_error']:.1f}%")
     console.print(t)
     if args.rows:
         t = Table(title="Predicted vs published measurements")

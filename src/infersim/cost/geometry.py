@@ -98,7 +98,8 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     nq = float(model.n_heads)
 
     m = f64(par.microbatches)
-    b_all = np.ceil(wl.batch / dp)
+    batch = f64(wl.batch if par.batch is None else par.batch)
+    b_all = np.ceil(batch / dp)
     chunks = np.where(m > b_all, m / b_all, 1.0)
     b = np.where(m > b_all, 1.0, np.ceil(b_all / m))
     T = float(wl.new_tokens) / chunks
