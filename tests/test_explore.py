@@ -146,7 +146,8 @@ def test_cli_explore_json_and_csv(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["top"]) == 3 and doc["n_fitting"] >= 3
     assert doc["top"][0]["latency_ms"] <= doc["top"][1]["latency_ms"]
-    rows = list(csv.DictReader(out_csv.open()))
+    with out_csv.open() as fh:
+        rows = list(csv.DictReader(fh))
     assert len(rows) == doc["n_fitting"]
     assert main(["explore", "--top", "3"]) == 0
     assert "autosuggest" in capsys.readouterr().out
