@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[ui,dask,test]'
+	$(PY) -m pip install -q -e '.[ui,data,dask,test]'
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -74,6 +74,25 @@ class ExploreResult:
     def evals_per_s(self) -> float:
         return self.n_valid / self.elapsed_s if self.elapsed_s > 0 else float("inf")
 
+    def to_pandas(self):
+        """Every fitting config, ranked: one column per knob, then pes, latency_ms, period_ms,
+        tokens_per_s, tokens_per_s_per_pe, mem_per_pe_gb."""
+        from .frames import columns_frame
+
+        cols = {"rank": np.arange(1, len(self.configs) + 1), **self.configs.columns(), "pes": self.pes,
+                "latency_ms": self.latency_ns / 1e6, "period_ms": self.period_ns / 1e6,
+                "tokens_per_s": self.tokens_per_s, "tokens_per_s_per_pe": self.tokens_per_s / self.pes,
+                "mem_per_pe_gb": self.mem_per_pe_bytes / 1e9}
+        return columns_frame(cols)
+
+    def to_parquet(self, path) -> str:
+        from .frames import to_parquet
+        return to_parquet(self.to_pandas(), path)
+
+    def plot(self, **kw):
+        from .plots import plot
+        return plot(self, **kw)
+
     def rows(self, top: int | None = None) -> list[dict]:
         """The ranked configs as plain dicts (table, CSV and JSON output)."""
         n = len(self.configs) if top is None else min(top, len(self.configs))

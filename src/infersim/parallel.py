@@ -275,6 +275,14 @@ class ParArrays:
     def pes(self) -> np.ndarray:
         return self.tp * self.cp * self.pp * self.dp
 
+    def columns(self) -> dict[str, np.ndarray]:
+        """Each field as a column, choice fields as their names (vectorised, for tables)."""
+        out = {}
+        for f in FIELDS:
+            v = getattr(self, f)
+            out[f] = np.asarray(_CODES[f], dtype=object)[v] if f in _CODES else v
+        return out
+
 
 def field_code(par: Parallelism, field: str) -> int:
     """The integer a field of ``par`` has in :class:`ParArrays` (choice index or degree)."""

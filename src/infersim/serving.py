@@ -175,6 +175,16 @@ class ServingMetrics:
             out["request"] = self.request.to_dict()
         return out
 
+    def record(self) -> dict:
+        """A flat table row: the parallelism fields, then the metrics (units in the names)."""
+        out = {**self.par.to_dict()}
+        out.update({k: v for k, v in self.to_dict().items() if k not in ("par", "request")})
+        return out
+
+    def to_pandas(self):
+        from .frames import frame
+        return frame([self.record()])
+
 
 @dataclass(frozen=True)
 class ServeResult(ServingMetrics):

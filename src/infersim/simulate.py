@@ -42,6 +42,8 @@ class SimResult:
     bound: str
     pes_used: int
     op_times_ns: dict[str, float] = field(default_factory=dict)
+    op_flops: dict[str, float] = field(default_factory=dict)     # per PE per step
+    op_bytes: dict[str, float] = field(default_factory=dict)     # HBM bytes per PE per step
 
     @property
     def tokens_per_s(self) -> float:
@@ -64,8 +66,40 @@ class SimResult:
             "mem_per_pe_bytes": self.mem_per_pe_bytes, "mem_breakdown_bytes": self.mem_breakdown_bytes,
             "mem_capacity_bytes": self.mem_capacity_bytes, "fits": self.fits, "bound": self.bound,
             "pes_used": self.pes_used, "tokens_per_s": self.tokens_per_s,
-            "op_times_ns": self.op_times_ns,
+            "op_times_ns": self.op_times_ns, "op_flops": self.op_flops, "op_bytes": self.op_bytes,
         }
+
+    def to_pandas(self, table: str = "breakdown"):
+        """``breakdown`` (component, time_ms, share_pct), ``ops`` (operator, time_us, gflop,
+        hbm_mb, flop_per_byte) or ``memory`` (part, gb) as a DataFrame."""
+        from .frames import frame
+
+        if table == "breakdown":
+            return frame([{"component": k, "time_ms": v / 1e6, "share_pct": 100 * v / self.total_latency_ns}
+                          for k, v in self.breakdown_ns.items()])
+        if table == "ops":
+            return frame([{"operator": n, "time_us": t / 1e3, "gflop": self.op_flops.get(n, 0.0) / 1e9,
+                           "hbm_mb": self.op_bytes.get(n, 0.0) / 1e6,
+                           "flop_per_byte": self.op_flops.get(n, 0.0) / max(self.op_bytes.get(n, 0.0), 1.0)}
+                          for n, t in self.op_times_ns.items()])
+        if table == "memory":
+            return frame([{"part": k, "gb": v / 1e9} for k, v in self.mem_breakdown_bytes.items()])
+        from .errors import choice
+        choice("table", table, ("breakdown", "ops", "memory"))
+
+    def plot(self, kind: str = "breakdown", hw=None):
+        """``breakdown`` bar, ``memory`` bar or ``roofline`` (needs ``hw``) as a Plotly figure."""
+        from . import plots
+        from .errors import choice, require
+
+        choice("kind", kind, ("breakdown", "memory", "roofline"))
+        if kind == "memory":
+            return plots.memory_bar(self.mem_breakdown_bytes, self.mem_capacity_bytes,
+                                    self.mem_capacity_bytes)
+        if kind == "roofline":
+            require(hw is not None, "the roofline needs the hardware: result.plot('roofline', hw=hw)")
+            return plots.roofline(self, hw)
+        return plots.plot(self)
 
 
 def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Workload,
@@ -89,4 +123,6 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
         bound=str(cost.bound_of(res)[0]),
         pes_used=par.pes,
         op_times_ns={k: scalar(v) for k, v in res["op_times_ns"].items()},
+        op_flops={o.name: float(o.flops[0]) * o.mult for o in terms.ops},
+        op_bytes={o.name: float(o.nbytes[0]) * o.mult for o in terms.ops},
     )

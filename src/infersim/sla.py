@@ -167,6 +167,29 @@ class SLAResult:
         who = "disaggregated " + dis.ratio if gain > 0 else "aggregated"
         return f"{who} serving wins by {abs(gain) * 100:.0f}% tokens/s per PE"
 
+    def to_pandas(self, table: str = "pareto"):
+        """``pareto`` (the frontier), ``best`` (the answer, the nearest miss and the
+        disaggregated deployment, one row each) as a DataFrame; units in the column names."""
+        from .errors import choice
+        from .frames import frame
+
+        choice("table", table, ("pareto", "best"))
+        if table == "pareto":
+            return frame([p.record() for p in self.pareto])
+        rows = [{"deployment": "best", **self.best.record()} if self.best else None,
+                {"deployment": "nearest miss", **self.nearest_miss.record()} if self.nearest_miss else None,
+                {"deployment": "disaggregated " + self.disaggregated.ratio, **self.disaggregated.to_dict()}
+                if self.disaggregated else None]
+        return frame([r for r in rows if r])
+
+    def to_parquet(self, path) -> str:
+        from .frames import to_parquet
+        return to_parquet(self.to_pandas("pareto"), path)
+
+    def plot(self):
+        from .plots import interactivity_pareto
+        return interactivity_pareto(self)
+
     def to_dict(self) -> dict:
         return {"model": self.model, "hardware": self.hardware, "runtime": self.runtime,
                 "batching": self.batching, "request": self.request.to_dict(),

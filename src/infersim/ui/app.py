@@ -22,7 +22,7 @@ from infersim.model_presets import DEFAULT_MODEL, PRESETS
 from infersim.runtime import DEFAULT_RUNTIME, RUNTIMES
 from infersim.parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
                                TP_PLACEMENTS)
-from infersim.ui import charts
+from infersim import plots as charts
 
 UPLOAD = "Upload config.json…"
 KNOB_LABELS = {"pe_hbm_gb": "HBM per PE (GB)", "bw_hbm_gbs": "HBM bandwidth (GB/s)",
@@ -167,7 +167,8 @@ def tab_explore(model: ModelSpec, hw: HardwareSpec, wl: Workload, keys: tuple[st
     st.caption(f"{counts['enumerated']:,} enumerated → {counts['valid']:,} valid → {counts['fitting']:,} fit; "
                f"full space searched in {counts['ms']:.1f} ms")
     st.dataframe(df.head(top), hide_index=True, key="explore_table")
-    st.plotly_chart(charts.explore_scatter(df, pick), key="explore_scatter")
+    picks = {"autosuggest (least memory)": pick} if pick else None
+    st.plotly_chart(charts.explore_scatter(df, picks), key="explore_scatter")
     if pick:
         st.info(f"autosuggest: {Parallelism(**pick['par']).describe()} "
                 f"({pick['par']['kv_shard_mode']}) — {pick['reason']}. Fewest PEs: {pick['fewest']} — "
@@ -209,7 +210,7 @@ def tab_codesign(hw: HardwareSpec, keys: tuple[str, ...]) -> None:
     all_df = pd.DataFrame([s.to_dict() for s in res.all_scores])
     pareto_df = pd.DataFrame([s.to_dict() for s in res.pareto_scores])
     left, right = st.columns([3, 2])
-    left.plotly_chart(charts.pareto_scatter(all_df, pareto_df), key="pareto_chart")
+    left.plotly_chart(charts.codesign_pareto(all_df, pareto_df), key="pareto_chart")
     right.plotly_chart(charts.sensitivity_bar(res.sensitivity), key="sensitivity_chart")
     st.subheader("Pareto frontier")
     st.dataframe(pareto_df, hide_index=True, key="pareto_table")
