@@ -47,11 +47,14 @@ def run(args) -> int:
         raise InferSimError(f"no parallelism of {model.name} fits {hw.name} for this workload "
                             f"({res.n_valid} valid configs tried)")
     sug = autosuggest(model, hw, wl, runtime=args.runtime)
+    from ..verdict import explore_verdict, simulate_verdict
+
+    answer = explore_verdict(res, sug) + simulate_verdict(model, hw, res.best_result)[1:]
     rows = res.rows(args.top)
     if args.csv:
         write_csv(args.csv, res.rows())
     if args.json:
-        emit_json({"model": model.name, "hardware": hw.name, "objective": args.objective,
+        emit_json({"answer": answer, "model": model.name, "hardware": hw.name, "objective": args.objective,
                    "n_enumerated": res.n_enumerated, "n_valid": res.n_valid,
                    "n_fitting": res.n_fitting, "elapsed_s": res.elapsed_s, "top": rows,
                    "best_breakdown_ns": res.best_result.breakdown_ns,
@@ -59,6 +62,9 @@ def run(args) -> int:
                                    "fewest_pes": sug.fewest_pes.to_dict(),
                                    "fewest_pes_reason": sug.fewest_pes_reason}})
         return 0
+    console.print(f"[bold]{answer[0]}[/]")
+    for line in answer[1:]:
+        console.print(line)
     t = Table(title=f"{model.name} on {hw.name}: {wl.mode} s_kv={wl.s_kv} batch={wl.batch} "
                     f"— top {len(rows)} of {res.n_fitting} fitting by {args.objective}")
     for col in ("#", "TP", "CP", "PP", "DP", "kv shard", "FFN", "TP/CP place", "ring", "PEs",
@@ -75,6 +81,6 @@ def run(args) -> int:
     b = res.best_result
     console.print("Best breakdown: " + ", ".join(
         f"{k} {fmt_ns(v)}" for k, v in sorted(b.breakdown_ns.items(), key=lambda kv: -kv[1]) if v > 0))
-    console.print(f"autosuggest (memory-minimum): {sug.par.describe()} {sug.par.kv_shard_mode} — {sug.reason}")
+    console.print(f"autosuggest (least memory): {sug.par.describe()} {sug.par.kv_shard_mode} — {sug.reason}")
     console.print(f"autosuggest (fewest PEs): {sug.fewest_pes.describe()} — {sug.fewest_pes_reason}")
     return 0

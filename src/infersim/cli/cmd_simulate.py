@@ -53,11 +53,14 @@ def run(args) -> int:
                       tp_placement=args.tp_placement, cp_placement=args.cp_placement,
                       cp_ring_variant=args.cp_ring_variant)
     r = simulate(model, hw, par, wl, runtime=args.runtime)
+    from ..verdict import simulate_verdict
+
+    answer = simulate_verdict(model, hw, r)
     if args.json:
-        emit_json(r.to_dict())
+        emit_json({"answer": answer, **r.to_dict()})
         return 0
-    console.print(f"[bold]{model.name}[/] on [bold]{hw.name}[/], {r.par.describe()}, "
-                  f"{wl.mode} s_kv={wl.s_kv} batch={wl.batch}")
+    console.print(f"[bold]{answer[0]}[/]")
+    console.print(answer[1])
     t = Table(title=f"Latency {fmt_ns(r.total_latency_ns)} ({r.bound}-bound, {r.pes_used} PEs)")
     t.add_column("component")
     t.add_column("time", justify="right")
@@ -66,11 +69,6 @@ def run(args) -> int:
         if v > 0:
             t.add_row(name, fmt_ns(v), f"{100 * v / r.total_latency_ns:.1f}%")
     console.print(t)
-    if r.bound == "overhead":
-        from ..cost import RUNTIME_COMPONENTS
-        share = sum(r.breakdown_ns[c] for c in RUNTIME_COMPONENTS + ("kernel_floor",))
-        console.print(f"note: per-kernel and per-step overhead is the largest share "
-                      f"({100 * share / r.total_latency_ns:.0f}%) under the {r.runtime} runtime")
     verdict = "[green]fits[/]" if r.fits else "[red]does NOT fit[/]"
     parts = ", ".join(f"{k} {fmt_gb(v)}" for k, v in r.mem_breakdown_bytes.items())
     console.print(f"Memory per PE {fmt_gb(r.mem_per_pe_bytes)} of {fmt_gb(r.mem_capacity_bytes)} usable "
