@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 
 from .efficiency import COMPUTE_SHAPE, MAX_KEYS, MEMORY_SHAPE, _scale
 from .errors import InferSimError
+from .files import read_text_capped
 from .hardware import EFF_TABLES, HardwareSpec
 
 MAX_HW_FILE_BYTES = 1024 * 1024
@@ -67,19 +68,11 @@ def read_mapping(path: str | os.PathLike) -> dict:
     suffix = os.path.splitext(where)[1].lower()
     if suffix not in SUFFIXES:
         raise InferSimError(f"{where}: hardware files end in {', '.join(SUFFIXES)}")
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise InferSimError(f"hardware file not found: {where}")
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_HW_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InferSimError(f"cannot read hardware file {where}: {exc.strerror or exc}") from None
-    if len(data) > MAX_HW_FILE_BYTES:
-        raise InferSimError(f"{where} is larger than 1 MiB; a hardware file is a few KB")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InferSimError(f"{where} is not UTF-8 text") from None
+    if not os.path.isfile(path):
+        raise InferSimError(f"{where} is not a regular file")
+    text = read_text_capped(path, MAX_HW_FILE_BYTES, "hardware file")
     return _parse(text, suffix, where)
 
 
@@ -142,7 +135,8 @@ def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], Hard
     if missing:
         raise InferSimError(f"{where}: missing hardware field '{missing[0]}' "
                             f"(required: {', '.join(required_fields())}; or give base = \"<preset>\")")
-    if require_source and not (isinstance(kw.get("source"), str) and kw["source"].strip()):
+    # the file itself must say where its numbers come from (a base preset's source is not enough)
+    if require_source and not (isinstance(d.get("source"), str) and d["source"].strip()):
         raise InferSimError(f"{where}: missing 'source': say where the numbers come from "
                             "(datasheet link, measurement, or 'hypothetical')")
     try:

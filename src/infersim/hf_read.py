@@ -12,6 +12,7 @@ import os
 from typing import Any, Mapping
 
 from .errors import InferSimError
+from .files import decode_capped, read_text_capped
 
 #: Largest config file read (published configs are 0.5-10 KB; Kimi-K2.5's full dump is 9.5 KB).
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -26,30 +27,14 @@ def read_text(source) -> str:
     """The text of ``source``: a path (file only, at most :data:`MAX_CONFIG_BYTES`, UTF-8),
     JSON text, or bytes."""
     if isinstance(source, (bytes, bytearray)):
-        return _decode(bytes(source[:MAX_CONFIG_BYTES + 1]), "config bytes")
+        return decode_capped(bytes(source[:MAX_CONFIG_BYTES + 1]), MAX_CONFIG_BYTES, "config bytes", "config.json")
     if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
         return source
     if not isinstance(source, (str, os.PathLike)) or not os.path.exists(source):
         raise InferSimError(f"config.json not found: {source!s}")
     if os.path.isdir(source):
         raise InferSimError(f"config path {source!s} is a directory; give the config.json file inside it")
-    try:
-        with open(source, "rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise InferSimError(f"cannot read config.json {source!s}: {exc.strerror or exc}") from None
-    return _decode(data, str(source))
-
-
-def _decode(data: bytes, where: str) -> str:
-    if len(data) > MAX_CONFIG_BYTES:
-        raise InferSimError(f"{where} is larger than {MAX_CONFIG_BYTES // 2**20} MiB; "
-                            "a config.json is a few KB (is it the right file?)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InferSimError(f"{where} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-                            f"{exc.start}); is it a binary file?") from None
+    return read_text_capped(source, MAX_CONFIG_BYTES, "config.json")
 
 
 def _finite_pairs(pairs: list[tuple[str, Any]]) -> dict:
