@@ -200,3 +200,32 @@ def test_cli_dtype_model_and_context_edges(tmp_path):
     p = run_cli("simulate", "--model", "Llama 2 7B", "--s-kv", "1000000", "--tp", "8", "--json", timeout=60)
     assert p.returncode == 0 and "exceeds Llama 2 7B's max_position_embeddings (4,096)" in p.stderr
     assert json.loads(p.stdout)["total_latency_ns"] > 0
+
+
+def test_chunked_layers_without_a_chunk_size_warn():
+    l4 = json.dumps({**QWEN_MOE, "model_type": "llama4_text", "num_local_experts": 8, "num_hidden_layers": 4,
+                     "attention_chunk_size": None, "intermediate_size_mlp": 512})
+    with pytest.warns(InferSimWarning, match="attention_chunk_size is not set"):
+        assert ModelSpec.from_hf_config(l4).layer_types == ()
+
+
+def test_with_dtypes_sets_experts_too_unless_told():
+    m = ModelSpec.from_hf_config(json.dumps({**QWEN_MOE, "quantization_config": {
+        "quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}}))
+    assert (m.weight_dtype, m.expert_dtype) == ("bf16", "mxfp4")
+    assert m.with_dtypes(act="fp8").expert_dtype == "mxfp4"                # weight untouched
+    assert m.with_dtypes(weight="fp8").expert_dtype == "fp8"               # every weight
+    both = m.with_dtypes(weight="fp8", expert="fp4")
+    assert (both.weight_dtype, both.expert_dtype, both.expert_gemm_dtype) == ("fp8", "fp4", "bf16")
+    assert m.with_dtypes(expert="fp4", act="fp4").expert_gemm_dtype == "fp4"
+
+
+def test_small_models_keep_family_patterns():
+    """A 2-layer Gemma 3 / Llama 4 keeps the class's pattern (6 / 4) even though it is longer."""
+    g3 = ModelSpec.from_hf_config(cfg(model_type="gemma3_text", num_hidden_layers=2, head_dim=64,
+                                      sliding_window=512))
+    assert g3.layer_types == ("sliding", "sliding") and g3.tied_embeddings
+    l4 = ModelSpec.from_hf_config(json.dumps({**QWEN_MOE, "model_type": "llama4_text", "num_local_experts": 8,
+                                              "num_hidden_layers": 2, "intermediate_size_mlp": 512,
+                                              "shared_expert_intermediate_size": None}))
+    assert l4.layer_types == ("chunked", "chunked") and l4.n_shared_experts == 1

@@ -199,14 +199,14 @@ def _pattern_types(v: Mapping, fam: Family | None, n: int, max_pos: int, window:
     if rule == "alternate":           # Gemma 2: layer 0 slides, layer 1 is global, ...
         return ["sliding" if i % 2 == 0 else "full" for i in range(n)]
     if rule == "pattern":             # Gemma 3: 5 local layers, then a global one (pattern 6)
-        p = rd.get_int(v, "sliding_window_pattern", hi=n + 1)
+        p = rd.get_int(v, "sliding_window_pattern", hi=LIMITS["n_layers"] + 1)
         return ["sliding" if (i + 1) % p else "full" for i in range(n)]
     if rule == "llama4":              # RoPE layers attend in chunks; NoPE layers (0 here) globally
         rope = rd.get_list(v, "no_rope_layers", length=n)
         if rope and not all(r in (0, 1) and not isinstance(r, float) for r in rope):
             raise InferSimError("malformed config.json: field 'no_rope_layers' must hold 0 or 1 per layer")
         if not rope:
-            interval = rd.get_int(v, "no_rope_layer_interval", hi=n + 1)
+            interval = rd.get_int(v, "no_rope_layer_interval", hi=LIMITS["n_layers"] + 1)
             rope = [int((i + 1) % interval != 0) for i in range(n)]
         return ["chunked" if r else "full" for r in rope]
     return ["full"] * n
