@@ -27,3 +27,16 @@ def positive(name: str, value, *, allow_zero: bool = False) -> None:
     if not ok:
         bound = ">= 0" if allow_zero else "> 0"
         raise InferSimError(f"{name} must be {bound}, got {value!r}")
+
+
+class InferSimWarning(UserWarning):
+    """Legal but suspicious input: an input infersim accepts but approximates or ignores (a
+    config key that changes the cost and is not modelled, a context past the model's trained
+    length). The message names the keys; the CLI prints it as one ``warning:`` line."""
+
+
+def warn(message: str) -> None:
+    """Emit an :class:`InferSimWarning` attributed to the caller's caller."""
+    import warnings
+
+    warnings.warn(message, InferSimWarning, stacklevel=3)

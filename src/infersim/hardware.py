@@ -30,13 +30,14 @@ flops per ns.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import InferSimError, positive, require
+from .errors import positive, require
 
 #: The six co-design knobs, in the order DESIGN.md lists them.
 KNOBS: tuple[str, ...] = (
@@ -52,7 +53,10 @@ DEFAULT_MEMORY_EFF: tuple[tuple[float, float], ...] = (
     (1e4, 0.05), (1e5, 0.30), (1e6, 0.60), (1e7, 0.80), (1e8, 0.88), (1e9, 0.90))
 
 
-EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8")
+EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8", "compute_eff_fp4")
+#: Largest topology accepted (an NVL72 rack is 72 PEs, a TPU v5p pod 8,960): nothing downstream
+#: enumerates a million-PE space for hours.
+MAX_PES = 1_048_576
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ class HardwareSpec:
     alpha_intersip_ns: float = 5000.0
     fp8_speedup: float = 2.0          # fp8 tensor rate / fp16 rate (1.0 = no fp8 units)
     int8_speedup: float = 2.0
+    fp4_speedup: float = 1.0          # fp4 tensor rate / fp16 rate (1.0 = no fp4 units; B200 4.0)
     link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives
     usable_mem_frac: float = 0.90     # HBM left after runtime, allocator slack, fragmentation
     kernel_latency_ns: float = 2000.0  # minimum device time of one kernel (ramp-up, drain)
@@ -98,26 +103,29 @@ class HardwareSpec:
     compute_eff_fp8: tuple[tuple[float, float], ...] = ()   # 8-bit (fp8/int8); () = compute_eff
     memory_eff: tuple[tuple[float, float], ...] = DEFAULT_MEMORY_EFF
     memory_eff_fp8: tuple[tuple[float, float], ...] = ()    # GEMMs streaming 8-bit weights
+    compute_eff_fp4: tuple[tuple[float, float], ...] = ()   # fp4 GEMMs; () = compute_eff_fp8
     source: str = ""
 
     def __post_init__(self) -> None:
-        require(bool(self.name), "hardware name must not be empty")
+        require(isinstance(self.name, str) and bool(self.name), "hardware name must be a non-empty string")
+        require(isinstance(self.source, str), f"source must be a string, got {self.source!r}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
-                          "fp8_speedup", "int8_speedup", "link_eff", "usable_mem_frac"):
+                          "fp8_speedup", "int8_speedup", "fp4_speedup", "link_eff", "usable_mem_frac"):
             value = getattr(self, f)
             require(isinstance(value, (int, float)) and not isinstance(value, bool)
                     and math.isfinite(value), f"{f} must be a finite number, got {value!r}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
         for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
             value = getattr(self, f)
-            require(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
-                    f"{f} must be an integer >= 1, got {value!r}")
+            require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_PES,
+                    f"{f} must be an integer in 1..{MAX_PES:,}, got {value!r}")
+        require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
         require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
         require(0 < self.usable_mem_frac <= 1,
                 f"usable_mem_frac must be in (0, 1], got {self.usable_mem_frac}")
         for tname in EFF_TABLES:
             table = getattr(self, tname)
-            require(len(table) >= 1 or tname.endswith("_fp8"), f"{tname} table must not be empty")
+            require(len(table) >= 1 or tname.endswith(("_fp8", "_fp4")), f"{tname} table must not be empty")
             xs = [float(x) for x, _ in table]
             require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
                     f"{tname} sizes must be positive and strictly increasing")
@@ -156,14 +164,21 @@ class HardwareSpec:
     def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16") -> np.ndarray:
         """Achievable fraction of the ``dtype`` tensor peak for an operator of ``flops`` (per PE).
         8-bit GEMMs use ``compute_eff_fp8`` where the part has faster 8-bit units; without them
-        (A100's fp8) they run on the 16-bit path at its efficiency."""
-        fast = dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.tensor_rate(dtype) > 1.0
-        table = self.compute_eff_fp8 if fast else self.compute_eff
+        (A100's fp8) they run on the 16-bit path at its efficiency. fp4 GEMMs use
+        ``compute_eff_fp4`` (else ``compute_eff_fp8``) where the part has fp4 units (B200), the
+        16-bit path where it has none."""
+        if dtype == "fp4" and self.tensor_rate(dtype) > 1.0:
+            table = self.compute_eff_fp4 or self.compute_eff_fp8 or self.compute_eff
+        elif dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.tensor_rate(dtype) > 1.0:
+            table = self.compute_eff_fp8
+        else:
+            table = self.compute_eff
         return _interp_log(flops, table)
 
     def tensor_rate(self, dtype: str) -> float:
         """Tensor throughput of a GEMM in ``dtype`` relative to the fp16/bf16 peak."""
-        return {"fp8": self.fp8_speedup, "int8": self.int8_speedup, "fp32": 0.5}.get(dtype, 1.0)
+        return {"fp8": self.fp8_speedup, "int8": self.int8_speedup, "fp4": self.fp4_speedup,
+                "fp32": 0.5}.get(dtype, 1.0)
 
     def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16") -> np.ndarray:
         """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE).
@@ -183,18 +198,23 @@ class HardwareSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "HardwareSpec":
-        valid = {f.name for f in fields(cls)}
-        unknown = set(d) - valid
-        if unknown:
-            raise InferSimError(f"unknown hardware fields {sorted(unknown)}; valid: {sorted(valid)}")
-        kw = dict(d)
-        for t in EFF_TABLES:
-            if t in kw:
-                kw[t] = tuple((float(x), float(e)) for x, e in kw[t])
-        try:
-            return cls(**kw)
-        except TypeError as exc:
-            raise InferSimError(f"bad hardware spec: {exc}") from None
+        """A spec from field names and values (efficiency tables as lists of [size, eff] pairs);
+        unknown and missing fields are one-line errors that suggest the nearest valid name."""
+        from .hardware_files import check_keys, required_fields, table_from
+
+        check_keys(d, where="hardware spec")
+        missing = [f for f in required_fields() if f not in d]
+        require(not missing, f"hardware spec: missing field '{missing[0] if missing else ''}' "
+                             f"(required: {', '.join(required_fields())})")
+        kw = {k: table_from(k, v) if k in EFF_TABLES else v for k, v in d.items()}
+        return cls(**kw)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> "HardwareSpec":
+        """A spec from a JSON, TOML or YAML file (see docs/hardware.md for the schema)."""
+        from .hardware_files import read_hardware_file
+
+        return read_hardware_file(path)[0]
 
 
 @lru_cache(maxsize=256)

@@ -1,7 +1,7 @@
 """Model specification: the shapes that decide every byte and flop of inference.
 
 `ModelSpec` is a frozen, validated dataclass. `ModelSpec.from_hf_config` reads a HuggingFace
-`config.json` (Llama, Mistral, Qwen2, GPT-2/GPT-3 style, Mixtral/Qwen-MoE and DeepSeek style keys)
+`config.json` (see :mod:`infersim.hf_config` for the families it knows and what it warns about)
 without any network access.
 
 Parameter counts follow the standard decoder-only layout:
@@ -10,31 +10,62 @@ Parameter counts follow the standard decoder-only layout:
                 FFN        m·h·f  with m = 3 for gated (SwiGLU) FFNs, 2 otherwise
                 norms      2·h (RMSNorm) or 4·h (LayerNorm with bias)
     once        embedding  V·h (+ P·h learned positions), LM head V·h unless tied, final norm
+
+Attention variants (per layer, ``layer_types``): ``full`` layers cache and attend to the whole
+context, ``sliding`` layers the last ``sliding_window`` tokens, ``chunked`` layers (Llama 4's
+local attention) at most ``attention_chunk_size`` tokens. :meth:`ModelSpec.kv_layer_tokens` is the
+one implementation of "tokens cached per layer type" that memory and attention costs use.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
+import numpy as np
+
 from .errors import InferSimError, choice, positive, require
 
-#: Bytes per element of each supported data type (int4 is weight-only, two values per byte).
+#: Bytes per value of each data type, block scales included:
+#: ``int4``  AWQ/GPTQ weight-only, groups of 128 with a 16-bit scale and 16-bit zero point
+#:           (0.5 + 4/128);
+#: ``mxfp4`` OCP microscaling fp4 (gpt-oss experts), 32-value blocks with an 8-bit e8m0 scale
+#:           (0.5 + 1/32);
+#: ``fp4``   NVFP4, 16-value blocks with an fp8 e4m3 scale (0.5 + 1/16; the per-tensor fp32
+#:           scale is negligible). fp8 block scales (one fp32 per 128x128) add 0.02 % and are
+#:           left out.
 DTYPE_BYTES: dict[str, float] = {
-    "fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5,
+    "fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0,
+    "int4": 0.5 + 4 / 128, "mxfp4": 0.5 + 1 / 32, "fp4": 0.5 + 1 / 16,
 }
-ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
+ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "fp4")
 WEIGHT_DTYPES = tuple(DTYPE_BYTES)
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 #: Collectives reduce in 16-bit even when activations are fp8 (TensorRT-LLM, vLLM and SGLang
 #: all-reduce in bf16/fp16; NCCL has no fp8 reduction), so the collective dtype is its own field.
 COMM_DTYPES = ("fp32", "bf16", "fp16", "fp8")
+#: Attention layer kinds (``ModelSpec.layer_types``).
+LAYER_TYPES = ("full", "sliding", "chunked")
+
+#: Physically sane upper bounds of the model dimensions (the largest published models are 10-100x
+#: below each), so that no input makes a per-layer list or a divisor search run for hours.
+LIMITS: dict[str, int] = {
+    "n_layers": 10_000, "hidden": 1_048_576, "n_heads": 65_536, "n_kv_heads": 65_536,
+    "head_dim": 65_536, "vocab": 10_000_000, "ffn_hidden": 16_777_216, "moe_ffn_hidden": 16_777_216,
+    "n_experts": 65_536, "n_experts_per_tok": 65_536, "n_shared_experts": 65_536,
+    "first_k_dense": 10_000, "moe_layer_step": 10_000, "learned_positions": 1 << 34,
+    "max_position": 1 << 34, "sliding_window": 1 << 34, "attention_chunk_size": 1 << 34,
+    "kv_lora_rank": 1_048_576, "q_lora_rank": 1_048_576, "qk_rope_head_dim": 65_536,
+    "qk_nope_head_dim": 65_536, "v_head_dim": 65_536,
+}
+_REQUIRED = ("n_layers", "hidden", "n_heads", "n_kv_heads", "head_dim", "vocab", "max_position",
+             "moe_layer_step")
 
 
 def gemm_dtype(weight: str, act: str) -> str:
     """The data type a GEMM runs in: that of its wider operand (fp8 × fp8 on fp8 tensor cores,
-    bf16 activations × int4/fp8 weights dequantise to bf16, int4 × int8 runs int8)."""
+    bf16 activations × int4/fp8/mxfp4 weights dequantise to bf16, int4 × int8 runs int8, NVFP4
+    weights × fp4 activations run on fp4 tensor cores)."""
     w, a = DTYPE_BYTES[weight], DTYPE_BYTES[act]
     return act if a >= w else weight
 
@@ -44,10 +75,21 @@ class ModelSpec:
     """A decoder-only transformer.
 
     Dense models use ``ffn_hidden``; MoE models set ``n_experts`` > 0 with ``n_experts_per_tok``
-    routed experts of width ``moe_ffn_hidden`` each, ``n_shared_experts`` always-on experts and
-    ``first_k_dense`` leading layers that keep a dense FFN of width ``ffn_hidden``.
+    routed experts of width ``moe_ffn_hidden`` each and ``n_shared_experts`` always-on experts.
+    Layer i is MoE iff i >= ``first_k_dense`` and (i - first_k_dense) % ``moe_layer_step`` ==
+    moe_layer_step - 1 (HF's ``interleave_moe_layer_step`` / ``decoder_sparse_step``: Llama 4
+    Maverick's step 2 makes layers 1, 3, 5, ... MoE); the other layers keep a dense FFN of width
+    ``ffn_hidden``.
     MLA (DeepSeek) attention sets ``kv_lora_rank`` > 0: the KV cache stores the compressed latent
     (``kv_lora_rank`` + ``qk_rope_head_dim`` values per token per layer) instead of K and V.
+
+    ``layer_types`` gives each layer's attention kind (see :data:`LAYER_TYPES`; empty = all full),
+    ``sliding_window`` / ``attention_chunk_size`` the tokens a sliding / chunked layer sees and
+    ``attn_sinks`` records gpt-oss's learned attention sinks (one logit per head: no cost).
+
+    ``weight_dtype`` is the dtype of every weight except the routed experts, which are in
+    ``expert_weight_dtype`` ("" = the same as ``weight_dtype``): gpt-oss ships MXFP4 experts with
+    bf16 attention, NVFP4 checkpoints often keep attention in bf16.
     """
 
     name: str
@@ -81,40 +123,80 @@ class ModelSpec:
     qk_rope_head_dim: int = 0
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
+    # attention variants
+    layer_types: tuple[str, ...] = ()
+    sliding_window: int = 0
+    attention_chunk_size: int = 0
+    attn_sinks: bool = False
+    # MoE placement and expert weights
+    moe_layer_step: int = 1
+    expert_weight_dtype: str = ""
 
     def __post_init__(self) -> None:
-        require(bool(self.name), "model name must not be empty")
-        for f in ("n_layers", "hidden", "n_heads", "n_kv_heads", "head_dim", "vocab"):
+        require(isinstance(self.name, str) and bool(self.name), "model name must be a non-empty string")
+        self._check_numbers()
+        self._check_flags_and_dtypes()
+        self._check_moe()
+        self._check_attention()
+
+    def _check_numbers(self) -> None:
+        for f, hi in LIMITS.items():
             value = getattr(self, f)
-            require(isinstance(value, int) and not isinstance(value, bool),
+            require(isinstance(value, (int, np.integer)) and not isinstance(value, bool),
                     f"{f} must be an integer, got {value!r}")
-            positive(f, value)
-        for f in ("ffn_hidden", "learned_positions", "n_experts", "n_experts_per_tok",
-                  "n_shared_experts", "moe_ffn_hidden", "first_k_dense", "kv_lora_rank",
-                  "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"):
-            positive(f, getattr(self, f), allow_zero=True)
+            lo = 1 if f in _REQUIRED else 0
+            require(lo <= value <= hi, f"{f} must be {'> 0' if lo else '>= 0'} and <= {hi:,}, got {value!r}")
         require(self.n_heads % self.n_kv_heads == 0,
                 f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({self.n_kv_heads})")
+        if self.kv_lora_rank:
+            positive("qk_rope_head_dim", self.qk_rope_head_dim)
+            positive("qk_nope_head_dim", self.qk_nope_head_dim)
+            positive("v_head_dim", self.v_head_dim)
+
+    def _check_flags_and_dtypes(self) -> None:
+        for f in ("gated_ffn", "tied_embeddings", "qkv_bias", "dense_bias", "attn_sinks"):
+            require(isinstance(getattr(self, f), bool), f"{f} must be true or false, got {getattr(self, f)!r}")
         choice("norm", self.norm, ("rmsnorm", "layernorm"))
         choice("weight dtype", self.weight_dtype, WEIGHT_DTYPES)
         choice("activation dtype", self.act_dtype, ACT_DTYPES)
         choice("KV-cache dtype", self.kv_dtype, KV_DTYPES)
         choice("collective dtype", self.comm_dtype, COMM_DTYPES)
+        choice("expert weight dtype", self.expert_weight_dtype, ("",) + WEIGHT_DTYPES)
+
+    def _check_moe(self) -> None:
         if self.n_experts:
             require(0 < self.n_experts_per_tok <= self.n_experts,
                     f"n_experts_per_tok must be in 1..{self.n_experts}, got {self.n_experts_per_tok}")
             positive("moe_ffn_hidden", self.moe_ffn_hidden)
             require(self.first_k_dense < self.n_layers, "first_k_dense must be < n_layers")
-            require(self.first_k_dense == 0 or self.ffn_hidden > 0,
-                    "first_k_dense > 0 needs ffn_hidden for the dense layers")
+            require(self.n_moe_layers >= 1,
+                    f"no MoE layer: n_layers - first_k_dense ({self.n_layers - self.first_k_dense}) "
+                    f"must be >= moe_layer_step ({self.moe_layer_step})")
+            require(self.n_dense_layers == 0 or self.ffn_hidden > 0,
+                    "dense layers of an MoE model (first_k_dense or moe_layer_step > 1) need ffn_hidden > 0")
         else:
             positive("ffn_hidden", self.ffn_hidden)
             require(self.n_experts_per_tok == 0 and self.n_shared_experts == 0,
                     "n_experts_per_tok / n_shared_experts need n_experts > 0")
-        if self.kv_lora_rank:
-            positive("qk_rope_head_dim", self.qk_rope_head_dim)
-            positive("qk_nope_head_dim", self.qk_nope_head_dim)
-            positive("v_head_dim", self.v_head_dim)
+            require(self.moe_layer_step == 1 and not self.expert_weight_dtype,
+                    "moe_layer_step / expert_weight_dtype need n_experts > 0")
+
+    def _check_attention(self) -> None:
+        types = self.layer_types
+        require(isinstance(types, (tuple, list)), f"layer_types must be a list, got {type(types).__name__}")
+        if isinstance(types, list):           # JSON round trips (the UI) give lists
+            object.__setattr__(self, "layer_types", tuple(types))
+        if types:
+            require(len(types) == self.n_layers,
+                    f"layer_types has {len(types)} entries; it needs one per layer ({self.n_layers})")
+            bad = sorted({str(t) for t in types} - set(LAYER_TYPES))
+            require(not bad, f"unknown layer_types {bad}; valid choices: {', '.join(LAYER_TYPES)}")
+        counts = self.layer_type_counts()
+        for kind, size in (("sliding", "sliding_window"), ("chunked", "attention_chunk_size")):
+            if counts[kind]:
+                require(getattr(self, size) > 0, f"'{kind}' layers need {size} > 0")
+            else:
+                require(getattr(self, size) == 0, f"{size} needs '{kind}' entries in layer_types")
 
     # ----- derived shapes -------------------------------------------------------------------
     @property
@@ -130,9 +212,20 @@ class ModelSpec:
         """Weight matrices per FFN: up, gate, down for SwiGLU; up, down otherwise."""
         return 3 if self.gated_ffn else 2
 
+    def layer_is_moe(self, i: int) -> bool:
+        """Whether layer ``i`` (0-based) has an MoE FFN (the rule in the class docstring)."""
+        k, step = self.first_k_dense, self.moe_layer_step
+        return self.is_moe and i >= k and (i - k) % step == step - 1
+
+    @property
+    def moe_layer_mask(self) -> tuple[bool, ...]:
+        """Per layer: MoE (True) or dense FFN (False)."""
+        return tuple(self.layer_is_moe(i) for i in range(self.n_layers))
+
     @property
     def n_moe_layers(self) -> int:
-        return self.n_layers - self.first_k_dense if self.is_moe else 0
+        """Layers with an MoE FFN: floor((n_layers - first_k_dense) / moe_layer_step)."""
+        return (self.n_layers - self.first_k_dense) // self.moe_layer_step if self.is_moe else 0
 
     @property
     def n_dense_layers(self) -> int:
@@ -164,8 +257,38 @@ class ModelSpec:
 
     @property
     def kv_bytes_per_token(self) -> float:
-        """KV-cache bytes per token over all layers, in the KV dtype."""
+        """KV-cache bytes per token over all layers as if every layer were full attention (the
+        per-token growth of a full-attention cache). Windowed layers: :meth:`kv_cache_bytes`."""
         return self.n_layers * self.kv_values_per_token_layer * DTYPE_BYTES[self.kv_dtype]
+
+    # ----- attention variants ----------------------------------------------------------------
+    def layer_type_counts(self) -> dict[str, int]:
+        """Layers of each attention kind: {"full": n, "sliding": n, "chunked": n}."""
+        if not self.layer_types:
+            return {"full": self.n_layers, "sliding": 0, "chunked": 0}
+        return {t: sum(1 for x in self.layer_types if x == t) for t in LAYER_TYPES}
+
+    def attention_span(self, layer_type: str, context):
+        """Tokens a layer of ``layer_type`` caches (and at most attends to) at ``context`` tokens:
+        full → context, sliding → min(context, sliding_window), chunked → min(context,
+        attention_chunk_size) (the cache a chunked layer must hold; the average query of a long
+        sequence attends to half a chunk). ``context`` may be a scalar or a numpy array."""
+        choice("layer type", layer_type, LAYER_TYPES)
+        window = {"full": 0, "sliding": self.sliding_window, "chunked": self.attention_chunk_size}[layer_type]
+        return np.minimum(context, window) if window else context
+
+    def kv_layer_tokens(self, context):
+        """Σ over layers of the tokens each caches at ``context``: the one formula every KV-size
+        and attention cost builds on (n_full·c + n_sliding·min(c, W) + n_chunked·min(c, C))."""
+        return sum(n * self.attention_span(t, context) for t, n in self.layer_type_counts().items() if n)
+
+    def kv_cache_bytes(self, context):
+        """KV-cache bytes of one sequence at ``context`` tokens, windowed layers capped."""
+        return self.kv_layer_tokens(context) * self.kv_values_per_token_layer * DTYPE_BYTES[self.kv_dtype]
+
+    def kv_bytes_per_token_at(self, context):
+        """Average KV-cache bytes per token of a sequence of ``context`` tokens."""
+        return self.kv_cache_bytes(context) / context
 
     # ----- parameter counts ----------------------------------------------------------------
     def attn_params_per_layer(self) -> int:
@@ -204,6 +327,10 @@ class ModelSpec:
         active = self.n_experts_per_tok * expert + shared + router
         return total, active
 
+    def routed_expert_params(self) -> int:
+        """Parameters of all routed experts (the weights in ``expert_weight_dtype``)."""
+        return self.n_moe_layers * self.n_experts * self.dense_ffn_params(self.moe_ffn_hidden)
+
     def embedding_params(self) -> int:
         return self.vocab * self.hidden + self.learned_positions * self.hidden
 
@@ -214,7 +341,8 @@ class ModelSpec:
         return self.hidden if self.norm == "rmsnorm" else 2 * self.hidden
 
     def param_count(self) -> int:
-        """Total parameters, as published model cards count them."""
+        """Total parameters: every weight once (a tied embedding counted once), MTP modules and
+        vision towers excluded (they are not part of the decoder)."""
         per_layer_common = self.attn_params_per_layer() + self.norm_params_per_layer()
         total = self.n_layers * per_layer_common
         total += self.n_dense_layers * self.dense_ffn_params()
@@ -223,18 +351,30 @@ class ModelSpec:
         return total + self.embedding_params() + self.lm_head_params() + self.final_norm_params()
 
     def active_param_count(self) -> int:
-        """Parameters touched per token (MoE: only routed top-k and shared experts)."""
+        """Parameters touched per token (MoE: only routed top-k and shared experts), embedding
+        and LM head included (Mixtral's and DeepSeek's convention; gpt-oss leaves the input
+        embedding out: subtract :meth:`embedding_params`)."""
         if not self.is_moe:
             return self.param_count()
         total, active = self.moe_layer_ffn_params()
         return self.param_count() - self.n_moe_layers * (total - active)
 
+    # ----- data types and bytes --------------------------------------------------------------
+    @property
+    def expert_dtype(self) -> str:
+        """The dtype of the routed-expert weights (``expert_weight_dtype`` or ``weight_dtype``)."""
+        return self.expert_weight_dtype or self.weight_dtype
+
     def weight_bytes(self) -> float:
-        """All weights in the weight dtype (norms and embeddings included, for simplicity)."""
-        return self.param_count() * DTYPE_BYTES[self.weight_dtype]
+        """All weights: routed experts in ``expert_dtype``, the rest (norms and embeddings
+        included, for simplicity) in ``weight_dtype``."""
+        routed = self.routed_expert_params()
+        return ((self.param_count() - routed) * DTYPE_BYTES[self.weight_dtype]
+                + routed * DTYPE_BYTES[self.expert_dtype])
 
     def bytes_breakdown(self) -> dict[str, float]:
-        """Weight bytes per component over the whole model."""
+        """Weight bytes per component over the whole model (``moe_experts``: routed experts in
+        the expert dtype, shared experts and routers in the weight dtype)."""
         wb = DTYPE_BYTES[self.weight_dtype]
         out = {
             "attention": self.n_layers * self.attn_params_per_layer() * wb,
@@ -244,20 +384,34 @@ class ModelSpec:
             "lm_head": self.lm_head_params() * wb,
         }
         if self.is_moe:
-            out["moe_experts"] = self.n_moe_layers * self.moe_layer_ffn_params()[0] * wb
+            routed = self.routed_expert_params()
+            rest = self.n_moe_layers * self.moe_layer_ffn_params()[0] - routed
+            out["moe_experts"] = routed * DTYPE_BYTES[self.expert_dtype] + rest * wb
         return out
 
     def with_dtypes(self, weight: str | None = None, act: str | None = None,
-                    kv: str | None = None, comm: str | None = None) -> "ModelSpec":
-        """Same shapes, other data types."""
+                    kv: str | None = None, comm: str | None = None,
+                    expert: str | None = None) -> "ModelSpec":
+        """Same shapes, other data types. ``weight`` sets every weight, routed experts included,
+        unless ``expert`` names the experts' dtype as well; empty strings are rejected."""
+        for label, v in (("weight", weight), ("activation", act), ("KV-cache", kv),
+                         ("collective", comm), ("expert weight", expert)):
+            require(v is None or (isinstance(v, str) and v.strip() != ""),
+                    f"{label} dtype must not be empty; valid choices: {', '.join(WEIGHT_DTYPES)}")
+        experts = expert if expert is not None else ("" if weight else self.expert_weight_dtype)
         return replace(self, weight_dtype=weight or self.weight_dtype,
                        act_dtype=act or self.act_dtype, kv_dtype=kv or self.kv_dtype,
-                       comm_dtype=comm or self.comm_dtype)
+                       comm_dtype=comm or self.comm_dtype, expert_weight_dtype=experts)
 
     @property
     def gemm_dtype(self) -> str:
-        """The data type the projection and FFN GEMMs run in (see :func:`gemm_dtype`)."""
+        """The data type the projection and dense-FFN GEMMs run in (see :func:`gemm_dtype`)."""
         return gemm_dtype(self.weight_dtype, self.act_dtype)
+
+    @property
+    def expert_gemm_dtype(self) -> str:
+        """The data type the routed-expert GEMMs run in."""
+        return gemm_dtype(self.expert_dtype, self.act_dtype)
 
     @property
     def attn_dtype(self) -> str:
@@ -266,133 +420,35 @@ class ModelSpec:
         activations."""
         return "fp32" if self.act_dtype == "fp32" else "bf16"
 
+    # ----- context -------------------------------------------------------------------------
+    def check_context(self, context: int) -> None:
+        """Warn (not fail) when ``context`` exceeds the trained length ``max_position``."""
+        if context > self.max_position:
+            from .errors import warn
+
+            warn(f"s_kv {context:,} exceeds {self.name}'s max_position_embeddings "
+                 f"({self.max_position:,}); simulated anyway")
+
     # ----- loading --------------------------------------------------------------------------
     @classmethod
     def from_hf_config(cls, source: str | os.PathLike | Mapping[str, Any], name: str | None = None,
                        **overrides) -> "ModelSpec":
-        """Build a spec from a HuggingFace ``config.json`` path, JSON text or already-parsed dict."""
-        cfg = _load_config(source)
-        try:
-            kwargs = _hf_to_kwargs(cfg)
-        except (KeyError, TypeError) as exc:
-            raise InferSimError(f"malformed config.json: missing or invalid field {exc}") from None
-        kwargs["name"] = name or cfg.get("_name_or_path") or cfg.get("model_type") or "custom"
+        """Build a spec from a HuggingFace ``config.json`` path, JSON text or already-parsed dict
+        (:func:`infersim.hf_config.model_kwargs` documents the mapping and its warnings)."""
+        from .hf_config import model_kwargs
+
+        kwargs = model_kwargs(source, name)
         valid = {f.name for f in fields(cls)}
         unknown = set(overrides) - valid
         require(not unknown, f"unknown ModelSpec fields {sorted(unknown)}; valid: {sorted(valid)}")
         kwargs.update(overrides)
-        return cls(**kwargs)
+        try:
+            return cls(**kwargs)
+        except InferSimError as exc:
+            raise InferSimError(f"config.json describes an invalid model: {exc}") from None
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def _load_config(source) -> dict:
-    if isinstance(source, Mapping):
-        return dict(source)
-    text = None
-    if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
-        with open(source, encoding="utf-8") as fh:
-            text = fh.read()
-    elif isinstance(source, str) and source.lstrip().startswith(("{", "[")):
-        text = source
-    elif isinstance(source, (bytes, bytearray)):
-        text = source.decode("utf-8", errors="replace")
-    if text is None:
-        raise InferSimError(f"config.json not found: {source!s}")
-    try:
-        cfg = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InferSimError(f"malformed config.json: {exc.msg} at line {exc.lineno}") from None
-    require(isinstance(cfg, dict), "malformed config.json: top level must be a JSON object")
-    return cfg
-
-
-def _int(cfg: Mapping, *keys, default=None) -> int:
-    for k in keys:
-        if k in cfg and cfg[k] is not None:
-            v = cfg[k]
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v):
-                raise TypeError(f"'{k}'={v!r}")
-            return int(v)
-    if default is None:
-        raise KeyError(keys[0])
-    return default
-
-
-def _dtype_from_torch(cfg: Mapping) -> str:
-    td = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
-    # fp32 checkpoints are served in 16-bit
-    return {"float16": "fp16", "bfloat16": "bf16", "float32": "fp16"}.get(td, "bf16")
-
-
-def _hf_to_kwargs(cfg: Mapping) -> dict:
-    mtype = str(cfg.get("model_type", "llama"))
-    if mtype in ("gpt2", "gpt3", "openai-gpt", "gpt_neo", "gptj"):
-        rotary = mtype == "gptj"        # GPT-J: rotary positions, untied head, no QKV bias
-        hidden = _int(cfg, "n_embd", "hidden_size")
-        heads = _int(cfg, "n_head", "num_attention_heads")
-        require(hidden % heads == 0, f"hidden ({hidden}) must be divisible by heads ({heads})")
-        return dict(
-            n_layers=_int(cfg, "n_layer", "num_hidden_layers"), hidden=hidden, n_heads=heads,
-            n_kv_heads=heads, head_dim=hidden // heads,
-            ffn_hidden=_int(cfg, "n_inner", "intermediate_size", default=4 * hidden),
-            vocab=_int(cfg, "vocab_size"), gated_ffn=False,
-            tied_embeddings=bool(cfg.get("tie_word_embeddings", not rotary)),
-            qkv_bias=not rotary, dense_bias=True, norm="layernorm",
-            learned_positions=0 if rotary else _int(cfg, "n_positions", "max_position_embeddings"),
-            max_position=_int(cfg, "n_positions", "max_position_embeddings"),
-            weight_dtype=_dtype_from_torch(cfg), act_dtype=_dtype_from_torch(cfg),
-            kv_dtype=_dtype_from_torch(cfg),
-        )
-    hidden = _int(cfg, "hidden_size")
-    heads = _int(cfg, "num_attention_heads")
-    require(heads > 0 and hidden > 0, "hidden_size and num_attention_heads must be > 0")
-    head_dim = _int(cfg, "head_dim", default=hidden // heads if hidden % heads == 0 else 0)
-    require(head_dim > 0, f"hidden_size ({hidden}) not divisible by heads ({heads}) and no head_dim")
-    dtype = _dtype_from_torch(cfg)
-    kw = dict(
-        n_layers=_int(cfg, "num_hidden_layers"), hidden=hidden, n_heads=heads,
-        n_kv_heads=_int(cfg, "num_key_value_heads", default=heads), head_dim=head_dim,
-        ffn_hidden=_int(cfg, "intermediate_size", default=0), vocab=_int(cfg, "vocab_size"),
-        gated_ffn=str(cfg.get("hidden_act", "silu")) in ("silu", "swiglu", "gelu_pytorch_tanh", "gelu")
-        and mtype not in ("phi", "falcon"),
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
-        qkv_bias=bool(cfg.get("attention_bias", mtype in ("qwen2", "qwen2_moe"))),
-        max_position=_int(cfg, "max_position_embeddings", default=131072),
-        weight_dtype=dtype, act_dtype=dtype, kv_dtype=dtype,
-    )
-    # MoE: Mixtral (num_local_experts), Qwen-MoE / DeepSeek (n_routed_experts / num_experts)
-    n_exp = _int(cfg, "num_local_experts", "n_routed_experts", "num_experts", default=0)
-    if n_exp:
-        kw.update(
-            n_experts=n_exp,
-            n_experts_per_tok=_int(cfg, "num_experts_per_tok"),
-            n_shared_experts=_int(cfg, "n_shared_experts", default=0),
-            moe_ffn_hidden=_int(cfg, "moe_intermediate_size", "intermediate_size"),
-            first_k_dense=_int(cfg, "first_k_dense_replace", default=0),
-        )
-        if mtype == "qwen2_moe" and cfg.get("shared_expert_intermediate_size"):
-            # Qwen1.5/2-MoE: one shared expert of its own width, modelled as k experts of moe width
-            kw["n_shared_experts"] = max(1, round(cfg["shared_expert_intermediate_size"]
-                                                  / kw["moe_ffn_hidden"]))
-        if "decoder_sparse_step" in cfg and _int(cfg, "decoder_sparse_step", default=1) != 1:
-            raise InferSimError("decoder_sparse_step != 1 is not supported")
-        if kw["first_k_dense"] == 0:
-            kw["ffn_hidden"] = 0
-    if cfg.get("kv_lora_rank"):
-        kw.update(
-            kv_lora_rank=_int(cfg, "kv_lora_rank"), q_lora_rank=_int(cfg, "q_lora_rank", default=0),
-            qk_rope_head_dim=_int(cfg, "qk_rope_head_dim"),
-            qk_nope_head_dim=_int(cfg, "qk_nope_head_dim"), v_head_dim=_int(cfg, "v_head_dim"),
-        )
-        # MLA: every head has its own (decompressed) K and V; the cache holds the latent.
-        kw["n_kv_heads"] = heads
-        kw["head_dim"] = kw["qk_nope_head_dim"] + kw["qk_rope_head_dim"]
-    if "deepseek" in mtype and n_exp:
-        # DeepSeek-V3 (moe_layer_freq=1): all layers after first_k_dense_replace are MoE.
-        require(_int(cfg, "moe_layer_freq", default=1) == 1, "moe_layer_freq != 1 is not supported")
-    return kw
-
-
-__all__ = ["ModelSpec", "DTYPE_BYTES"]
+__all__ = ["ModelSpec", "DTYPE_BYTES", "LAYER_TYPES", "LIMITS"]

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..hardware_presets import DEFAULT_HW, get_hardware
 from .common import (
+    add_hw_args,
     add_model_args,
     add_runtime_arg,
     add_workload_args,
     console,
     emit_json,
     fmt_ns,
+    load_hardware,
     load_model,
     parse_grid,
     progress_bar,
@@ -23,7 +24,7 @@ def add_parser(sub) -> None:
     add_runtime_arg(p)
     add_model_args(p)
     add_workload_args(p)
-    p.add_argument("--hw", default=DEFAULT_HW, help="base hardware (topology, latencies, efficiencies)")
+    add_hw_args(p, help="base hardware (topology, latencies, efficiencies)")
     p.add_argument("--depth", default="balanced", help="two_stage | balanced | coarse | custom")
     p.add_argument("--grid", help='custom grid, e.g. "bw_hbm_gbs=2000,4000;peak_tflops_f16=250,500"')
     p.add_argument("--objective", default="latency", help="latency | throughput | throughput_per_pe")
@@ -38,7 +39,8 @@ def run(args) -> int:
     from ..hardware import KNOBS
 
     model = load_model(args)
-    base = get_hardware(args.hw)
+    base = load_hardware(args)
+    model.check_context(args.s_kv)
     grid = parse_grid(args.grid)
     enumerate_hardware(args.depth, grid, base=base.knobs())   # reject a bad sweep before starting
     with progress_bar(f"co-design sweep ({args.depth})", args.json) as cb:

@@ -4,7 +4,6 @@ from __future__ import annotations
 from rich.table import Table
 
 from ..errors import InferSimError
-from ..hardware_presets import get_hardware
 from .common import (
     add_hw_args,
     add_model_args,
@@ -13,6 +12,7 @@ from .common import (
     console,
     emit_json,
     fmt_ns,
+    load_hardware,
     load_model,
     load_workload,
     progress_bar,
@@ -38,7 +38,8 @@ def run(args) -> int:
     from ..auto_explore import auto_explore
     from ..autosuggest import autosuggest
 
-    model, hw, wl = load_model(args), get_hardware(args.hw), load_workload(args)
+    model, hw = load_model(args), load_hardware(args)
+    wl = load_workload(args, model)
     if args.top < 1:
         raise InferSimError(f"--top must be >= 1, got {args.top}")
     with progress_bar("exploring parallelism", args.json) as cb:

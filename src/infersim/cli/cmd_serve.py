@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..hardware_presets import get_hardware
-from .common import add_hw_args, add_model_args, add_runtime_arg, console, emit_json, load_model, write_csv
+from .common import (add_hw_args, add_model_args, add_runtime_arg, console, emit_json, load_hardware, load_model,
+                     write_csv)
 
 
 def add_parser(sub) -> None:
@@ -63,7 +63,7 @@ def run(args) -> int:
     from ..serving import Request
     from ..sla import sla_search
 
-    model, hw = load_model(args), get_hardware(args.hw)
+    model, hw = load_model(args), load_hardware(args)
     request = Request(isl=args.isl, osl=args.osl, prefix_hit=args.prefix_hit)
     r = sla_search(model, hw, request, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms,
                    objective=args.objective, runtime=args.runtime, batching=args.batching,

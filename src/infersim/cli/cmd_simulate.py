@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..hardware_presets import get_hardware
 from ..parallel import (
     CP_PLACEMENTS,
     CP_RING_VARIANTS,
@@ -21,6 +20,7 @@ from .common import (
     emit_json,
     fmt_gb,
     fmt_ns,
+    load_hardware,
     load_model,
     load_workload,
 )
@@ -47,7 +47,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..simulate import simulate
 
-    model, hw, wl = load_model(args), get_hardware(args.hw), load_workload(args)
+    model, hw = load_model(args), load_hardware(args)
+    wl = load_workload(args, model)
     par = Parallelism(tp=args.tp, pp=args.pp, dp=args.dp, cp=args.cp, ep=args.ep,
                       kv_shard_mode=args.kv_shard_mode, ffn_shard_scope=args.ffn_shard_scope,
                       tp_placement=args.tp_placement, cp_placement=args.cp_placement,

@@ -4,11 +4,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from rich.console import Console
 
-from ..errors import InferSimError
-from ..hardware_presets import DEFAULT_HW
+from ..errors import InferSimError, require, warn
+from ..hardware import MAX_PES, HardwareSpec
+from ..hardware_presets import DEFAULT_HW, resolve_hardware
 from ..model import ModelSpec
 from ..model_presets import DEFAULT_MODEL, get_model
 from ..workload import MODES, Workload
@@ -36,9 +38,11 @@ def emit_json(obj) -> None:
 
 # ----- shared arguments -----------------------------------------------------------------------
 def add_model_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default=DEFAULT_MODEL, help=f"model preset (default {DEFAULT_MODEL!r})")
-    p.add_argument("--config", help="HuggingFace config.json to load instead of a preset")
-    p.add_argument("--weight-dtype", help="override the weight dtype (bf16, fp8, int8, int4)")
+    p.add_argument("--model", default=None, help=f"model preset (default {DEFAULT_MODEL!r})")
+    p.add_argument("--config", help="HuggingFace config.json to load instead of a preset (text_config, "
+                                    "quantization_config and family defaults are read; see docs/models.md)")
+    p.add_argument("--weight-dtype", help="override every weight's dtype: bf16, fp16, fp8, int8, "
+                                          "int4 (AWQ/GPTQ group 128), mxfp4, fp4 (NVFP4)")
     p.add_argument("--kv-dtype", help="override the KV-cache dtype")
     p.add_argument("--act-dtype", help="override the activation dtype")
 
@@ -50,8 +54,12 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=int, default=1)
 
 
-def add_hw_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--hw", default=DEFAULT_HW, help=f"hardware preset (default {DEFAULT_HW!r})")
+def add_hw_args(p: argparse.ArgumentParser, help: str = "hardware") -> None:
+    p.add_argument("--hw", default=DEFAULT_HW,
+                   help=f"{help}: a preset name (default {DEFAULT_HW!r}) or a JSON/TOML/YAML hardware "
+                        "file (docs/hardware.md)")
+    p.add_argument("--nodes", type=int, default=None,
+                   help="scale the hardware to N nodes / SiPs (n_sips = N), e.g. four H100 nodes")
 
 
 def add_runtime_arg(p: argparse.ArgumentParser) -> None:
@@ -63,14 +71,35 @@ def add_runtime_arg(p: argparse.ArgumentParser) -> None:
 
 
 def load_model(args) -> ModelSpec:
-    model = ModelSpec.from_hf_config(args.config) if args.config else get_model(args.model)
-    if args.weight_dtype or args.kv_dtype or args.act_dtype:
+    """The ``--config`` file (it wins over ``--model``, with a warning when both are given) or the
+    ``--model`` preset, with any ``--*-dtype`` override (an empty one is an error)."""
+    if args.config:
+        if args.model is not None:
+            warn(f"--config {args.config} is used; --model {args.model!r} is ignored")
+        model = ModelSpec.from_hf_config(args.config)
+    else:
+        model = get_model(args.model or DEFAULT_MODEL)
+    if (args.weight_dtype, args.kv_dtype, args.act_dtype) != (None, None, None):
         model = model.with_dtypes(args.weight_dtype, args.act_dtype, args.kv_dtype)
     return model
 
 
-def load_workload(args) -> Workload:
-    return Workload(mode=args.mode, s_kv=args.s_kv, batch=args.batch, s_q=args.s_q)
+def load_workload(args, model: ModelSpec | None = None) -> Workload:
+    """The workload; warns when ``--s-kv`` exceeds the model's trained context."""
+    wl = Workload(mode=args.mode, s_kv=args.s_kv, batch=args.batch, s_q=args.s_q)
+    if model is not None:
+        model.check_context(wl.s_kv)
+    return wl
+
+
+def load_hardware(args) -> HardwareSpec:
+    """``--hw`` (a preset name or a hardware file) scaled to ``--nodes`` SiPs when given."""
+    hw = resolve_hardware(args.hw)
+    nodes = getattr(args, "nodes", None)
+    if nodes is not None:
+        require(1 <= nodes <= MAX_PES, f"--nodes must be an integer in 1..{MAX_PES:,}, got {nodes}")
+        hw = replace(hw, name=f"{hw.name}, {nodes} nodes" if nodes != hw.n_sips else hw.name, n_sips=nodes)
+    return hw
 
 
 # ----- commands -------------------------------------------------------------------------------
