@@ -163,7 +163,9 @@ def test_pass_q_wins_prefill_with_few_new_tokens(llama70b, generic_hw):
 def _floor_ns(model, hw, par, wl):
     """Bytes that must be read and flops that must be done, spread over all PEs used at peak.
     MoE: at least the active experts are read and computed; MLA: the latent cache is read and
-    attention is counted at its cheaper (decode-absorbed or prefill) rate."""
+    attention is counted at its cheaper (decode-absorbed or prefill) rate. Sliding layers: the
+    cache and the pairs of their window (ModelSpec.attention_pairs, brute-force tested in
+    test_attention_variants.py)."""
     if model.is_moe:
         total, active = model.moe_layer_ffn_params()
         ffn = (model.n_dense_layers * model.dense_ffn_params()
@@ -174,11 +176,12 @@ def _floor_ns(model, hw, par, wl):
     wb = 2 if model.weight_dtype in ("bf16", "fp16") else 1
     read = model.n_layers * layer_params * wb
     if wl.mode == "decode":
-        read += wl.batch * wl.s_kv * model.kv_bytes_per_token
+        read += wl.batch * model.kv_cache_bytes(wl.s_kv)      # sliding layers hold their window
     per_pair_head = (2 * (model.qk_nope_head_dim + model.qk_rope_head_dim) + 2 * model.v_head_dim
                      if model.is_mla else 4 * model.head_dim)
     flops = (2 * wl.tokens * model.n_layers * layer_params
-             + wl.batch * wl.attn_pairs * model.n_heads * per_pair_head * model.n_layers)
+             + wl.batch * model.attention_pairs(wl.prefix_tokens, wl.new_tokens) * model.n_heads
+             * per_pair_head)
     return max(read / (par.pes * hw.bw_hbm_gbs), flops / (par.pes * hw.peak_tflops_f16 * 1e3))
 
 

@@ -53,6 +53,8 @@ DEFAULT_MEMORY_EFF: tuple[tuple[float, float], ...] = (
     (1e4, 0.05), (1e5, 0.30), (1e6, 0.60), (1e7, 0.80), (1e8, 0.88), (1e9, 0.90))
 
 
+#: Quantised weight dtypes whose GEMMs stream at ``memory_eff_fp8``.
+SUB16_WEIGHTS = ("fp8", "int8", "int4", "fp4", "mxfp4")
 EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8", "compute_eff_fp4")
 #: Largest topology accepted (an NVL72 rack is 72 PEs, a TPU v5p pod 8,960): nothing downstream
 #: enumerates a million-PE space for hours.
@@ -182,9 +184,10 @@ class HardwareSpec:
 
     def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16") -> np.ndarray:
         """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE).
-        GEMMs that stream 8-bit weights (fp8 or int8, dequantised or on fp8 tensor cores at small
-        batch) reach a lower fraction in today's libraries: ``memory_eff_fp8`` when given."""
-        table = self.memory_eff_fp8 if weight_dtype in ("fp8", "int8") and self.memory_eff_fp8 \
+        GEMMs that stream 8-bit or narrower weights (fp8, int8, int4, fp4, mxfp4: dequantised
+        or on low-precision tensor cores at small batch) reach a lower fraction in today's
+        libraries: ``memory_eff_fp8`` when given."""
+        table = self.memory_eff_fp8 if weight_dtype in SUB16_WEIGHTS and self.memory_eff_fp8 \
             else self.memory_eff
         return _interp_log(nbytes, table)
 

@@ -282,6 +282,34 @@ class ModelSpec:
         and attention cost builds on (n_full·c + n_sliding·min(c, W) + n_chunked·min(c, C))."""
         return sum(n * self.attention_span(t, context) for t, n in self.layer_type_counts().items() if n)
 
+    def attention_pairs(self, prefix, new_tokens):
+        """Σ over layers of the (query, key) pairs per head of ``new_tokens`` queries that follow
+        ``prefix`` cached tokens. Prefill (causal): query j (1-based position) sees j keys in a
+        full layer, min(j, W) in a sliding layer, ((j − 1) mod C) + 1 in a chunked layer; the
+        sums have closed forms F(prefix + T) − F(prefix). Decode (T = 1) counts the cached
+        keys, the new token's own key ignored as in :attr:`Workload.attn_pairs`: P, min(P, W),
+        and for a chunked layer past its first chunk the mean over a chunk, C/2."""
+        if new_tokens == 1:
+            return sum(n * self._decode_keys(t, prefix) for t, n in self.layer_type_counts().items() if n)
+        return sum(n * (self._causal_keys(t, prefix + new_tokens) - self._causal_keys(t, prefix))
+                   for t, n in self.layer_type_counts().items() if n)
+
+    def _decode_keys(self, layer_type: str, prefix: float) -> float:
+        if layer_type == "chunked" and prefix > self.attention_chunk_size:
+            return self.attention_chunk_size / 2.0
+        return float(self.attention_span(layer_type, prefix))
+
+    def _causal_keys(self, layer_type: str, n: float) -> float:
+        """Σ_{j=1..n} of the keys query j sees in a layer of ``layer_type``."""
+        if layer_type == "sliding" and n > self.sliding_window:
+            w = float(self.sliding_window)
+            return w * (w + 1) / 2.0 + (n - w) * w
+        if layer_type == "chunked":
+            c = float(self.attention_chunk_size)
+            full, r = divmod(n, c)
+            return full * c * (c + 1) / 2.0 + r * (r + 1) / 2.0
+        return n * (n + 1) / 2.0
+
     def kv_cache_bytes(self, context):
         """KV-cache bytes of one sequence at ``context`` tokens, windowed layers capped."""
         return self.kv_layer_tokens(context) * self.kv_values_per_token_layer * DTYPE_BYTES[self.kv_dtype]

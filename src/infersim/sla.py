@@ -16,7 +16,7 @@ prefill plus the KV transfer; a decode instance with ``b_d`` sequences serves R_
 requests/s; the xPyD ratio that balances them is searched over the best prefill and decode
 candidates. The KV cache of a request (isl tokens) crosses the slowest link level the
 deployment spans, sent by the prefill instance's PEs in parallel:
-t_kv = isl · kv_bytes_per_token / (PEs_p · B_level · link_eff) + α_level.
+t_kv = kv_cache_bytes(isl) / (PEs_p · B_level · link_eff) + α_level.
 """
 from __future__ import annotations
 
@@ -398,7 +398,7 @@ def best_disaggregated(model: ModelSpec, hw: HardwareSpec, request: Request, ttf
     d_tpot = decode["decode_ns"][ok]
     d_rate = d_rows.batch / (request.osl * d_tpot)                 # requests per ns
     p_rate = p_rows.batch / p_period
-    kv_bytes = request.isl * model.kv_bytes_per_token
+    kv_bytes = float(model.kv_cache_bytes(request.isl))   # windowed layers capped
     found = _best_pair(hw, request, kv_bytes, (p_rows, p_lat, p_rate), (d_rows, d_tpot, d_rate),
                        ttft_ms, top)
     if found is None:

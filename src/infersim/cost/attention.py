@@ -10,7 +10,9 @@ attention core          flops b·pairs·q_heads_pe·flops_per_pair_head / (seq_s
                         KV read of ctx/(seq_split·cp) tokens (pass-KV: ctx/seq_split, every
                         chunk visits) once per query tile of Q_TILE of the queries that visit
                         it (pass-KV: the rank's T/cp; pass-Q: all T, each rank's KV chunk is
-                        visited by every query chunk), plus Q/O traffic
+                        visited by every query chunk), plus Q/O traffic. Sliding and chunked
+                        layers see their window: pairs and ctx are layer averages
+                        (``ModelSpec.attention_pairs``, ``ModelSpec.kv_layer_tokens``)
 O projection            weights n_q·d/tp·h; all-reduce of t·h over TP
 norms + residuals       10·t·h activation bytes (two norms, two residual adds)
 CP ring (pass-KV)       (cp−1) steps, each max(block attention, send of a local KV chunk)
@@ -48,7 +50,7 @@ def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
         w_qkv = (repl + shard) * wb
         flops = 2 * tok_pe * (repl + shard)
         if g.prefill:      # decompress K and V of every cached token this PE attends over
-            ctx_pe = g.b * g.ctx / g.cp
+            ctx_pe = g.b * g.kv_ctx / g.cp
             flops = 2 * tok_pe * (repl + (q_lora if q_lora else h) * q_dim / g.tp) \
                 + 2 * ctx_pe * lora * up_dim / g.tp
         q_cols = kv_cols = q_dim / g.tp                # activation widths for the workspace
@@ -70,10 +72,10 @@ def _attention_core(model: ModelSpec, g: Geometry, blk: Block) -> np.ndarray:
     a, L = g.attn, float(model.n_layers)
     attn_share = np.where(g.is_kv_ring & (not g.prefill), 1.0, 1.0 / g.cp)  # decode pass-KV: redundant
     flops = g.b * g.pairs * g.qh_pe * a.flops_per_pair_head / g.seq_split * attn_share
-    kv_tokens = g.ctx / g.seq_split * np.where(g.is_kv_ring, 1.0, 1.0 / g.cp)
+    kv_tokens = g.kv_read_ctx / g.seq_split * np.where(g.is_kv_ring, 1.0, 1.0 / g.cp)
     # queries that visit each KV block a PE holds: pass-KV its own T/cp, pass-Q all T
     q_seq = np.where(g.ring == 1, g.T, g.T / g.cp) if g.prefill else g.T
-    rect = g.pairs / (g.T * g.ctx)                  # causal fraction of the (q, kv) rectangle
+    rect = g.pairs / (g.T * g.kv_read_ctx)          # causal (and window) fraction of the (q, kv) rectangle
     kv_passes = np.maximum(1.0, q_seq * rect / Q_TILE)
     kv_read = g.b * kv_tokens * g.kvh_pe * a.kv_width * g.kvb * kv_passes
     tok_q = np.where((g.ring == 1) & g.prefill, g.tok, g.tok_pe)   # pass-Q: every rank's queries visit
@@ -104,7 +106,7 @@ def _combines(model: ModelSpec, g: Geometry, blk: Block) -> None:
 def _ring(model: ModelSpec, g: Geometry, blk: Block) -> tuple[Ring, np.ndarray]:
     """Ring step payload: pass-KV sends a local KV chunk, pass-Q (prefill) a local query chunk."""
     a = g.attn
-    kv_chunk = g.b * (g.ctx / g.cp) / g.seq_split * g.kvh_pe * a.kv_width * g.kvb
+    kv_chunk = g.b * (g.kv_ctx / g.cp) / g.seq_split * g.kvh_pe * a.kv_width * g.kvb
     q_chunk = g.tok_pe * g.qh_pe * a.q_width * g.cb if g.prefill else np.zeros(g.n)
     step_bytes = np.where(g.ring == 0, kv_chunk, q_chunk) * (g.cp > 1)
     ring = Ring("attention", coll.ring_step(step_bytes, g.lv_cp), (g.cp - 1.0) * float(model.n_layers))
@@ -127,7 +129,7 @@ def attention(model: ModelSpec, g: Geometry) -> Block:
     blk.ring, ring_buf = _ring(model, g, blk)
     norm_w = (2.0 if model.norm == "rmsnorm" else 4.0) * h * g.wb
     blk.mem.per_layer["all"] = w_qkv + w_o + norm_w
-    blk.mem.kv_per_layer = g.b_all * g.ctx * g.kvh_pe * a.kv_width * g.kvb / (g.seq_split * g.cp)
+    blk.mem.kv_per_layer = g.b_all * g.kv_ctx * g.kvh_pe * a.kv_width * g.kvb / (g.seq_split * g.cp)
     blk.mem.activations = [g.tok_pe * (2 * h + q_cols + kv_cols) * g.ab,
                            tok_q * g.qh_pe * (a.q_width * g.ab + ML_BYTES) * 2]
     blk.mem.buffers = ring_buf

@@ -66,7 +66,9 @@ class Geometry:
     chunks: np.ndarray        # prefill chunks per prompt (1 unless m > b_all)
     T: np.ndarray             # new tokens per sequence per micro-batch (a chunk in prefill)
     ctx: float                # context after the step
-    pairs: np.ndarray         # (query, key) pairs per sequence per head per micro-batch
+    kv_ctx: float             # tokens a layer caches, averaged over layers (windows capped)
+    kv_read_ctx: float        # tokens a layer's attention reads per query pass, layer average
+    pairs: np.ndarray         # (query, key) pairs per sequence per head per micro-batch per layer
     head_tok: np.ndarray      # LM-head rows per micro-batch (last token of each sequence)
     tok: np.ndarray           # tokens per micro-batch per replica
     tok_pe: np.ndarray        # tokens through dense ops per PE (prefill: split over CP)
@@ -106,6 +108,10 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     tok = b * T
     tok_pe = tok / cp if prefill else tok
     ffn_tpcp = par.ffn_shard_scope == 1
+    # sliding / chunked layers cache and attend to fewer tokens: layer averages (model.py)
+    L = float(model.n_layers)
+    pairs = model.attention_pairs(wl.prefix_tokens, wl.new_tokens) / L
+    kv_ctx = float(model.kv_layer_tokens(wl.s_kv)) / L
 
     kvg = np.minimum(attn.nkv, tp)
     seq_split = np.select([kv_mode == 1, kv_mode == 2], [tp, tp / kvg], 1.0)
@@ -122,8 +128,8 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
         wb=DTYPE_BYTES[model.weight_dtype], ab=DTYPE_BYTES[model.act_dtype],
         kvb=DTYPE_BYTES[model.kv_dtype], cb=DTYPE_BYTES[model.comm_dtype],
         tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, kv_mode=kv_mode, ffn_tpcp=ffn_tpcp, ring=ring,
-        m=m, b_all=b_all, b=b, chunks=chunks, T=T, ctx=float(wl.s_kv),
-        pairs=wl.attn_pairs / chunks, head_tok=b / chunks, tok=tok, tok_pe=tok_pe,
+        m=m, b_all=b_all, b=b, chunks=chunks, T=T, ctx=float(wl.s_kv), kv_ctx=kv_ctx,
+        kv_read_ctx=kv_ctx if prefill else pairs, pairs=pairs / chunks, head_tok=b / chunks, tok=tok, tok_pe=tok_pe,
         tok_ffn=np.where(ffn_tpcp & prefill, tok, tok_pe),
         is_kv_ring=(ring == 0) & (cp > 1),
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,

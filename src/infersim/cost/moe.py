@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import collectives as coll
-from ..model import ModelSpec
+from ..model import DTYPE_BYTES, ModelSpec
 from ..occupancy import busiest_rank_experts, busiest_rank_pairs
 from .ffn import ffn_allreduce, ffn_ops
 from .geometry import Geometry
@@ -73,9 +73,10 @@ def moe(model: ModelSpec, g: Geometry) -> Block:
     n_tok = g.dp * g.tok                            # distinct tokens in the group this step
     assign = busiest_rank_pairs(n_tok, k, g.ep)     # token-expert pairs on the busiest rank
     touched = busiest_rank_experts(n_tok, k, E, g.ep)   # experts the busiest rank reads
-    w_expert = m * h * fe * wb
+    w_expert = m * h * fe * DTYPE_BYTES[model.expert_dtype]
     blk.gemm(model, "moe_experts", 2 * assign * m * h * fe / etp,
-             touched * w_expert / etp + assign * (2 * h + m * fe / etp) * ab, L_moe, 3, "moe")
+             touched * w_expert / etp + assign * (2 * h + m * fe / etp) * ab, L_moe, 3, "moe",
+             experts=True)
     imbalance = assign / (n_tok * k / g.ep)
     launches = L_moe * (G > 1)
     for c, n_kernels in zip(_token_movement(model, g, n_tok, etp, imbalance), (2, 1, 2)):

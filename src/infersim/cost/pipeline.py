@@ -2,10 +2,12 @@
 activations, how many layers of each kind the first and the last stage hold, and memory per PE
 as that of the larger of the two.
 
-Stages hold L/pp consecutive layers. Layer kinds sit in order (DeepSeek's ``first_k_dense``
-dense-FFN layers come first), so a stage's weight and time are monotone in its index apart from
-the embedding (first stage) and the LM head (last stage): the largest and the slowest stage is
-always the first or the last, and only those two are costed.
+Stages hold L/pp consecutive layers. DeepSeek's ``first_k_dense`` dense-FFN layers come first,
+so a stage's weight and time are monotone in its index apart from the embedding (first stage)
+and the LM head (last stage): the largest and the slowest stage is the first or the last, and
+only those two are costed. Interleaved MoE layers (Llama 4 Maverick's every other layer) are
+counted from the layer mask; their stages differ by at most one MoE layer, which the first and
+the last stage bound as well unless pp splits the pattern unevenly in the middle.
 """
 from __future__ import annotations
 
@@ -25,13 +27,18 @@ def pipeline(model: ModelSpec, g: Geometry) -> Block:
 
 
 def stage_layers(model: ModelSpec, pp: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Layers of each kind in (the first, the last) stage."""
-    L, L_dense = float(model.n_layers), float(model.n_dense_layers)
+    """Layers of each kind in (the first, the last) stage: stage s holds layers [s·L/pp,
+    (s+1)·L/pp) and counts the MoE layers of ``model.moe_layer_mask`` in that range (fractional
+    layers where pp does not divide L)."""
+    L = float(model.n_layers)
     Lp = L / pp
-    dense_first = np.minimum(L_dense, Lp)
-    dense_last = np.clip(L_dense - (pp - 1.0) * Lp, 0.0, Lp)
-    return {"all": (Lp, Lp), "dense": (dense_first, dense_last),
-            "moe": (Lp - dense_first, Lp - dense_last)}
+    # moe_upto(x): MoE layers among the first x layers, linear inside a layer
+    cum = np.concatenate([[0.0], np.cumsum(np.asarray(model.moe_layer_mask, dtype=float))]) \
+        if model.is_moe else np.zeros(model.n_layers + 1)
+    moe_upto = lambda x: np.interp(x, np.arange(model.n_layers + 1.0), cum)  # noqa: E731
+    moe_first, moe_last = moe_upto(Lp), cum[-1] - moe_upto(L - Lp)
+    return {"all": (Lp, Lp), "dense": (Lp - moe_first, Lp - moe_last),
+            "moe": (moe_first, moe_last)}
 
 
 def stage_shares(model: ModelSpec, g: Geometry) -> tuple[dict, dict]:

@@ -88,9 +88,14 @@ class Block:
                               np.asarray(nbytes, dtype=np.float64) * ones, mult, kernels, kind, dtype,
                               weight_dtype))
 
-    def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all") -> None:
-        """A weight GEMM of ``model``: computes in its GEMM dtype, streams its weight dtype."""
-        self.op(name, flops, nbytes, mult, kernels, kind, model.gemm_dtype, model.weight_dtype)
+    def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
+             experts: bool = False) -> None:
+        """A weight GEMM of ``model``: computes in its GEMM dtype, streams its weight dtype
+        (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4)."""
+        if experts:
+            self.op(name, flops, nbytes, mult, kernels, kind, model.expert_gemm_dtype, model.expert_dtype)
+        else:
+            self.op(name, flops, nbytes, mult, kernels, kind, model.gemm_dtype, model.weight_dtype)
 
     def comm(self, component: str, comm: coll.Comm, kind: str, launches) -> None:
         """A collective of ``component`` at ``kind`` positions, ``launches`` kernels per step."""
