@@ -1,4 +1,6 @@
-"""One exception type for every bad input, so the CLI and the UI can show a one-line message."""
+"""One exception type for every bad input, so the CLI and the UI can show a one-line message,
+and one warning type for legal but suspicious input (the CLI prints it as one ``warning:`` line)."""
+import warnings
 
 
 class InferSimError(ValueError):
@@ -6,6 +8,16 @@ class InferSimError(ValueError):
 
     The message is a single line naming the valid choices where there are some.
     """
+
+
+class InferSimWarning(UserWarning):
+    """Legal but suspicious input (e.g. a context beyond the model's trained positions): the
+    result is computed, and the CLI prints the message as one ``warning: ...`` line."""
+
+
+def warn(message: str, stacklevel: int = 3) -> None:
+    """Emit :class:`InferSimWarning`; ``stacklevel`` 3 points at the caller's caller (the user)."""
+    warnings.warn(message, InferSimWarning, stacklevel=stacklevel)
 
 
 def require(cond: bool, message: str) -> None:
@@ -27,3 +39,14 @@ def positive(name: str, value, *, allow_zero: bool = False) -> None:
     if not ok:
         bound = ">= 0" if allow_zero else "> 0"
         raise InferSimError(f"{name} must be {bound}, got {value!r}")
+
+
+def short_repr(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to one short line, so a 400-digit integer cannot flood a message
+    (and one beyond Python's int-to-str digit limit cannot raise while formatting it)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"an integer of {value.bit_length()} bits"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."

@@ -36,7 +36,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import InferSimError, positive, require
+from .errors import InferSimError, positive, require, short_repr
 
 #: The six co-design knobs, in the order DESIGN.md lists them.
 KNOBS: tuple[str, ...] = (
@@ -101,28 +101,22 @@ class HardwareSpec:
     source: str = ""
 
     def __post_init__(self) -> None:
-        require(bool(self.name), "hardware name must not be empty")
+        require(isinstance(self.name, str) and bool(self.name),
+                f"hardware name must be a non-empty string, got {short_repr(self.name)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
                           "fp8_speedup", "int8_speedup", "link_eff", "usable_mem_frac"):
             value = getattr(self, f)
-            require(isinstance(value, (int, float)) and not isinstance(value, bool)
-                    and math.isfinite(value), f"{f} must be a finite number, got {value!r}")
+            require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
         for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
             value = getattr(self, f)
             require(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
-                    f"{f} must be an integer >= 1, got {value!r}")
+                    f"{f} must be an integer >= 1, got {short_repr(value)}")
         require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
         require(0 < self.usable_mem_frac <= 1,
                 f"usable_mem_frac must be in (0, 1], got {self.usable_mem_frac}")
         for tname in EFF_TABLES:
-            table = getattr(self, tname)
-            require(len(table) >= 1 or tname.endswith("_fp8"), f"{tname} table must not be empty")
-            xs = [float(x) for x, _ in table]
-            require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
-                    f"{tname} sizes must be positive and strictly increasing")
-            require(all(0 < float(e) <= 1 for _, e in table),
-                    f"{tname} efficiencies must be in (0, 1]")
+            _check_eff_table(tname, getattr(self, tname))
 
     # ----- topology ----------------------------------------------------------------------------
     @property
@@ -188,13 +182,42 @@ class HardwareSpec:
         if unknown:
             raise InferSimError(f"unknown hardware fields {sorted(unknown)}; valid: {sorted(valid)}")
         kw = dict(d)
-        for t in EFF_TABLES:
-            if t in kw:
-                kw[t] = tuple((float(x), float(e)) for x, e in kw[t])
+        try:
+            for t in EFF_TABLES:
+                if t in kw:   # JSON gives lists; the spec keeps hashable tuples of floats
+                    kw[t] = tuple((float(x), float(e)) for x, e in kw[t])
+        except (TypeError, ValueError):
+            raise InferSimError(f"bad hardware spec: {t} must be a list of [size, efficiency] "
+                                f"number pairs") from None
         try:
             return cls(**kw)
         except TypeError as exc:
             raise InferSimError(f"bad hardware spec: {exc}") from None
+
+
+def _is_finite_real(value) -> bool:
+    """A finite int or float (not a bool, not a string); an int too large for a float is not."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _check_eff_table(name: str, table) -> None:
+    """An efficiency table is a tuple of (size, efficiency) tuples (hashable: the log tables are
+    cached on it), sizes positive and strictly increasing, efficiencies in (0, 1]."""
+    pairs = isinstance(table, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in table)
+    require(pairs, f"{name} must be a tuple of (size, efficiency) pairs, got {short_repr(table)}")
+    require(len(table) >= 1 or name.endswith("_fp8"), f"{name} table must not be empty")
+    bad = [v for p in table for v in p if not _is_finite_real(v)]
+    if bad:
+        raise InferSimError(f"{name} sizes and efficiencies must be finite numbers, got {short_repr(bad[0])}")
+    xs = [float(x) for x, _ in table]
+    require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
+            f"{name} sizes must be positive and strictly increasing")
+    require(all(0 < float(e) <= 1 for _, e in table), f"{name} efficiencies must be in (0, 1]")
 
 
 @lru_cache(maxsize=256)

@@ -31,6 +31,47 @@ KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 #: all-reduce in bf16/fp16; NCCL has no fp8 reduction), so the collective dtype is its own field.
 COMM_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 
+#: Largest uploaded config.json accepted (real ones are a few KB; DeepSeek-V3's is under 2 KB).
+MAX_CONFIG_BYTES = 1 << 20
+
+
+class _NonFiniteNumber(ValueError):
+    """NaN, Infinity or an overflowing literal such as 1e400 in uploaded JSON."""
+
+
+def _finite_json_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _NonFiniteNumber(text)
+    return value
+
+
+def from_hf_config_text(data: bytes | str, name: str | None = None) -> "ModelSpec":
+    """Build a spec from the *content* of a HuggingFace ``config.json`` (a UI upload).
+
+    Unlike :meth:`ModelSpec.from_hf_config`, the input is never treated as a path: text such as
+    ``/etc/passwd`` is parsed as JSON and rejected like any other bad content, so an upload can
+    neither read a server file nor learn whether one exists. Content over
+    :data:`MAX_CONFIG_BYTES` is refused; every failure is one ``malformed config.json`` line
+    that never echoes the content."""
+    raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else bytes(data)
+    require(len(raw) <= MAX_CONFIG_BYTES,
+            f"config.json too large: {len(raw):,} bytes; the limit is {MAX_CONFIG_BYTES:,}")
+    try:
+        cfg = json.loads(raw.decode("utf-8-sig"), parse_float=_finite_json_float,
+                         parse_constant=_finite_json_float)
+    except UnicodeDecodeError:
+        raise InferSimError("malformed config.json: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise InferSimError(f"malformed config.json: {exc.msg} at line {exc.lineno}") from None
+    except _NonFiniteNumber:
+        raise InferSimError("malformed config.json: NaN, Infinity and out-of-range numbers "
+                            "are not valid") from None
+    except (ValueError, RecursionError):   # over-long integer literal, nesting too deep
+        raise InferSimError("malformed config.json: number too long or nesting too deep") from None
+    require(isinstance(cfg, dict), "malformed config.json: top level must be a JSON object")
+    return ModelSpec.from_hf_config(cfg, name=name)
+
 
 def gemm_dtype(weight: str, act: str) -> str:
     """The data type a GEMM runs in: that of its wider operand (fp8 × fp8 on fp8 tensor cores,
