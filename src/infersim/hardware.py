@@ -38,7 +38,7 @@ import numpy as np
 
 from .errors import InferSimError, positive, require, short_repr
 
-#: The six co-design knobs, in the order DESIGN.md lists them.
+#: The six co-design knobs (docs/physics.md, section 1).
 KNOBS: tuple[str, ...] = (
     "pe_hbm_gb", "bw_hbm_gbs", "peak_tflops_f16", "bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs",
 )
