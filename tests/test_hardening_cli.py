@@ -24,7 +24,7 @@ DIGITS_5000 = "9" * 5000          # beyond Python's int-to-str limit (4300 digit
 def run_cli(*args, timeout=10):
     """The CLI as a new user runs it: a fresh interpreter; ``timeout`` proves it does not hang."""
     return subprocess.run([sys.executable, "-m", "infersim.cli", *args], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, check=False)
 
 
 def assert_one_error_line(p, needle):

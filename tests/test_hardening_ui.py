@@ -15,7 +15,7 @@ from infersim import InferSimError
 from infersim.model import MAX_CONFIG_BYTES, from_hf_config_text
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 APP = str(resources.files("infersim") / "ui" / "app.py")
 UPLOAD = "Upload config.json…"

@@ -14,6 +14,7 @@ Parameter counts follow the standard decoder-only layout:
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
@@ -41,12 +42,12 @@ class _NonFiniteNumber(ValueError):
 
 def _finite_json_float(text: str) -> float:
     value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         raise _NonFiniteNumber(text)
     return value
 
 
-def from_hf_config_text(data: bytes | str, name: str | None = None) -> "ModelSpec":
+def from_hf_config_text(data: bytes | str, name: str | None = None) -> ModelSpec:
     """Build a spec from the *content* of a HuggingFace ``config.json`` (a UI upload).
 
     Unlike :meth:`ModelSpec.from_hf_config`, the input is never treated as a path: text such as

@@ -20,8 +20,7 @@ import warnings
 
 from ..errors import InferSimError, InferSimWarning
 from . import cmd_codesign, cmd_explore, cmd_presets, cmd_simulate, cmd_ui, cmd_validate
-from .common import ArgumentParser, one_line
-from .common import console, fmt_gb, fmt_ns, parse_grid  # noqa: F401  (public helpers)
+from .common import ArgumentParser, console, fmt_gb, fmt_ns, one_line, parse_grid  # noqa: F401  (public helpers)
 
 COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_validate, cmd_ui)
 
