@@ -31,5 +31,7 @@ def run(args) -> int:
         console.print(f"infersim UI on {url}")
     cmd = [sys.executable, "-m", "streamlit", "run", app, "--server.address", "127.0.0.1",
            "--server.port", str(args.port), "--server.headless", "true",
-           "--browser.gatherUsageStats", "false"]
+           "--browser.gatherUsageStats", "false",
+           # the only upload is a config.json (a few KB): refuse big ones before buffering them
+           "--server.maxUploadSize", "1"]
     return subprocess.call(cmd, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})

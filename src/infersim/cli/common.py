@@ -153,12 +153,14 @@ def write_csv(path: str, rows: list[dict]) -> None:
 
 
 def progress_bar(description: str, quiet: bool):
-    """A rich progress bar driven by ``callback(done, total)``; a no-op when quiet."""
+    """A rich progress bar driven by ``callback(done, total)``; a no-op when quiet or when stderr
+    is not a terminal (a log or a pipe: there a transient bar leaves only a blank line, which
+    would break the one-line ``error:`` contract)."""
     from contextlib import nullcontext
 
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeElapsedColumn
 
-    if quiet:
+    if quiet or not sys.stderr.isatty():
         return nullcontext(None)
 
     class _Bar:
