@@ -34,7 +34,7 @@ def test_presets_json(capsys):
     (["simulate", "--model", "nope"], "unknown model preset"),
     (["simulate", "--hw", "nope"], "unknown hardware preset"),
     (["simulate", "--tp", "3"], "valid tp: 1, 2, 4, 8"),
-    (["simulate", "--s-kv", "-5"], "s_kv must be"),
+    (["simulate", "--s-kv", "-5"], "argument --s-kv: expected an integer in 1.."),
     (["simulate", "--kv-shard-mode", "rows"], "valid choices: head, seq, hybrid"),
     (["simulate", "--config", "/nonexistent/config.json"], "config.json not found"),
 ])

@@ -1,5 +1,6 @@
 """End to end: the real Streamlit server on a loopback port, driven by headless Chromium."""
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -93,3 +94,27 @@ def test_malformed_config_upload_shows_message(server, browser, tmp_path):
     page.get_by_role("tab", name="Simulate").wait_for(timeout=30_000)
     page.screenshot(path=str(tmp_path / "upload.png"), full_page=True)
     page.close()
+
+
+
+def test_uploaded_path_string_is_content_not_a_server_file(server, browser, tmp_path):
+    """Issue #11: a config.json whose content names a server file must be parsed as JSON text;
+    an existing and a missing path give the same message, and the file is never shown."""
+    messages = []
+    for content in ("/etc/passwd", "/nonexistent/config.json"):
+        f = tmp_path / "config.json"
+        f.write_text(content)
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})   # a fresh session each
+        page.goto(server, wait_until="domcontentloaded")
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.locator('[data-testid="stSelectbox"]').first.click()
+        page.get_by_role("option", name="Upload config.json…").click()
+        page.locator('input[type="file"]').set_input_files(str(f))
+        # the verdict on the upload (not the "upload a config.json" prompt shown before it)
+        alert = page.locator('[data-testid="stAlert"]', has_text=re.compile("malformed|not found")).first
+        alert.wait_for(timeout=30_000)
+        messages.append(alert.inner_text().strip())
+        body = page.locator("body").inner_text()
+        assert "root:" not in body and "not found" not in body
+        page.close()
+    assert messages[0] == messages[1] == "malformed config.json: Expecting value at line 1"

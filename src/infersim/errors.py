@@ -1,4 +1,6 @@
-"""One exception type for every bad input, so the CLI and the UI can show a one-line message."""
+"""One exception type for every bad input, so the CLI and the UI can show a one-line message,
+and one warning type for legal but suspicious input (the CLI prints it as one ``warning:`` line)."""
+import warnings
 
 
 class InferSimError(ValueError):
@@ -6,6 +8,17 @@ class InferSimError(ValueError):
 
     The message is a single line naming the valid choices where there are some.
     """
+
+
+class InferSimWarning(UserWarning):
+    """Legal but suspicious input: an input infersim accepts but approximates or ignores (a
+    config key that changes the cost and is not modelled, a context past the model's trained
+    length). The result is computed; the CLI prints the message as one ``warning:`` line."""
+
+
+def warn(message: str, stacklevel: int = 3) -> None:
+    """Emit :class:`InferSimWarning`; ``stacklevel`` 3 points at the caller's caller (the user)."""
+    warnings.warn(message, InferSimWarning, stacklevel=stacklevel)
 
 
 def require(cond: bool, message: str) -> None:
@@ -29,14 +42,13 @@ def positive(name: str, value, *, allow_zero: bool = False) -> None:
         raise InferSimError(f"{name} must be {bound}, got {value!r}")
 
 
-class InferSimWarning(UserWarning):
-    """Legal but suspicious input: an input infersim accepts but approximates or ignores (a
-    config key that changes the cost and is not modelled, a context past the model's trained
-    length). The message names the keys; the CLI prints it as one ``warning:`` line."""
 
-
-def warn(message: str) -> None:
-    """Emit an :class:`InferSimWarning` attributed to the caller's caller."""
-    import warnings
-
-    warnings.warn(message, InferSimWarning, stacklevel=3)
+def short_repr(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to one short line, so a 400-digit integer cannot flood a message
+    (and one beyond Python's int-to-str digit limit cannot raise while formatting it)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"an integer of {value.bit_length()} bits"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."

@@ -37,9 +37,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import positive, require
+from .errors import InferSimError, positive, require, short_repr
 
-#: The six co-design knobs, in the order DESIGN.md lists them.
+#: The six co-design knobs (docs/physics.md, section 1).
 KNOBS: tuple[str, ...] = (
     "pe_hbm_gb", "bw_hbm_gbs", "peak_tflops_f16", "bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs",
 )
@@ -109,30 +109,24 @@ class HardwareSpec:
     source: str = ""
 
     def __post_init__(self) -> None:
-        require(isinstance(self.name, str) and bool(self.name), "hardware name must be a non-empty string")
-        require(isinstance(self.source, str), f"source must be a string, got {self.source!r}")
+        require(isinstance(self.name, str) and bool(self.name),
+                f"hardware name must be a non-empty string, got {short_repr(self.name)}")
+        require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
                           "fp8_speedup", "int8_speedup", "fp4_speedup", "link_eff", "usable_mem_frac"):
             value = getattr(self, f)
-            require(isinstance(value, (int, float)) and not isinstance(value, bool)
-                    and math.isfinite(value), f"{f} must be a finite number, got {value!r}")
+            require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
         for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
             value = getattr(self, f)
             require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_PES,
-                    f"{f} must be an integer in 1..{MAX_PES:,}, got {value!r}")
+                    f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
         require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
         require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
         require(0 < self.usable_mem_frac <= 1,
                 f"usable_mem_frac must be in (0, 1], got {self.usable_mem_frac}")
         for tname in EFF_TABLES:
-            table = getattr(self, tname)
-            require(len(table) >= 1 or tname.endswith(("_fp8", "_fp4")), f"{tname} table must not be empty")
-            xs = [float(x) for x, _ in table]
-            require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
-                    f"{tname} sizes must be positive and strictly increasing")
-            require(all(0 < float(e) <= 1 for _, e in table),
-                    f"{tname} efficiencies must be in (0, 1]")
+            _check_eff_table(tname, getattr(self, tname))
 
     # ----- topology ----------------------------------------------------------------------------
     @property
@@ -218,6 +212,31 @@ class HardwareSpec:
         from .hardware_files import read_hardware_file
 
         return read_hardware_file(path)[0]
+
+
+def _is_finite_real(value) -> bool:
+    """A finite int or float (not a bool, not a string); an int too large for a float is not."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _check_eff_table(name: str, table) -> None:
+    """An efficiency table is a tuple of (size, efficiency) tuples (hashable: the log tables are
+    cached on it), sizes positive and strictly increasing, efficiencies in (0, 1]."""
+    pairs = isinstance(table, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in table)
+    require(pairs, f"{name} must be a tuple of (size, efficiency) pairs, got {short_repr(table)}")
+    require(len(table) >= 1 or name.endswith(("_fp8", "_fp4")), f"{name} table must not be empty")
+    bad = [v for p in table for v in p if not _is_finite_real(v)]
+    if bad:
+        raise InferSimError(f"{name} sizes and efficiencies must be finite numbers, got {short_repr(bad[0])}")
+    xs = [float(x) for x, _ in table]
+    require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
+            f"{name} sizes must be positive and strictly increasing")
+    require(all(0 < float(e) <= 1 for _, e in table), f"{name} efficiencies must be in (0, 1]")
 
 
 @lru_cache(maxsize=256)

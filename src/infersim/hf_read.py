@@ -54,6 +54,10 @@ def parse(text: str) -> dict:
         raise _bad(f"{exc.msg} at line {exc.lineno}") from None
     except RecursionError:
         raise _bad("nested too deeply (a config.json is a few levels deep)") from None
+    except InferSimError:  # a non-finite number, named by the object hook
+        raise
+    except ValueError:     # an integer literal past Python's int-parsing digit limit
+        raise _bad("a number is too long") from None
     if not isinstance(cfg, dict):
         raise _bad("top level must be a JSON object")
     return cfg

@@ -61,6 +61,27 @@ LIMITS: dict[str, int] = {
 _REQUIRED = ("n_layers", "hidden", "n_heads", "n_kv_heads", "head_dim", "vocab", "max_position",
              "moe_layer_step")
 
+#: Largest uploaded config.json accepted (real ones are a few KB; DeepSeek-V3's is under 2 KB).
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def from_hf_config_text(data: bytes | str, name: str | None = None) -> ModelSpec:
+    """Build a spec from the *content* of a HuggingFace ``config.json`` (a UI upload).
+
+    Unlike :meth:`ModelSpec.from_hf_config`, the input is never treated as a path: text such as
+    ``/etc/passwd`` is parsed as JSON and rejected like any other bad content, so an upload can
+    neither read a server file nor learn whether one exists. Content over
+    :data:`MAX_CONFIG_BYTES` is refused; parsing is :func:`infersim.hf_read.parse` (finite
+    numbers, bounded nesting), every failure one line that never echoes the content."""
+    from .files import decode_capped
+    from .hf_read import parse
+
+    raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else bytes(data)
+    require(len(raw) <= MAX_CONFIG_BYTES,
+            f"config.json too large: {len(raw):,} bytes; the limit is {MAX_CONFIG_BYTES:,}")
+    text = decode_capped(raw, MAX_CONFIG_BYTES, "uploaded config.json", "config.json")
+    return ModelSpec.from_hf_config(parse(text.removeprefix("\ufeff")), name=name)
+
 
 def gemm_dtype(weight: str, act: str) -> str:
     """The data type a GEMM runs in: that of its wider operand (fp8 × fp8 on fp8 tensor cores,

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import choice, require
+from .errors import choice, require, short_repr
 
 MODES = ("decode", "prefill")
+#: Largest context and batch accepted: far above any real deployment, and small enough that every
+#: derived quantity (tokens, attention pairs, bytes) stays a finite float.
+MAX_TOKENS = 2**31
 
 
 @dataclass(frozen=True)
@@ -25,14 +28,15 @@ class Workload:
         choice("mode", self.mode, MODES)
         for f in ("s_kv", "batch"):
             v = getattr(self, f)
-            require(isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-                    f"{f} must be an integer >= 1, got {v!r}")
+            require(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_TOKENS,
+                    f"{f} must be an integer in 1..{MAX_TOKENS}, got {short_repr(v)}")
         if self.mode == "decode":
-            require(self.s_q in (None, 1), f"decode processes one new token per sequence; s_q={self.s_q}")
+            require(self.s_q in (None, 1),
+                    f"decode processes one new token per sequence; s_q={short_repr(self.s_q)}")
         else:
             sq = self.s_kv if self.s_q is None else self.s_q
             require(isinstance(sq, int) and 1 <= sq <= self.s_kv,
-                    f"prefill s_q must be an integer in 1..s_kv ({self.s_kv}), got {self.s_q!r}")
+                    f"prefill s_q must be an integer in 1..s_kv ({self.s_kv}), got {short_repr(self.s_q)}")
 
     @property
     def is_prefill(self) -> bool:
@@ -63,3 +67,4 @@ class Workload:
     def tokens(self) -> int:
         """Tokens produced (decode) or processed (prefill) by the whole step."""
         return self.batch * self.new_tokens
+

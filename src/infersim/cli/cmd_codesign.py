@@ -13,7 +13,9 @@ from .common import (
     fmt_ns,
     load_hardware,
     load_model,
+    output_file,
     parse_grid,
+    positive_int,
     progress_bar,
     write_csv,
 )
@@ -28,8 +30,9 @@ def add_parser(sub) -> None:
     p.add_argument("--depth", default="balanced", help="two_stage | balanced | coarse | custom")
     p.add_argument("--grid", help='custom grid, e.g. "bw_hbm_gbs=2000,4000;peak_tflops_f16=250,500"')
     p.add_argument("--objective", default="latency", help="latency | throughput | throughput_per_pe")
-    p.add_argument("--top-k", type=int, default=1, help="pairs kept per hardware candidate")
-    p.add_argument("--csv", help="write the kept (hardware, parallelism) pairs to this CSV file")
+    p.add_argument("--top-k", type=positive_int(), default=1, help="pairs kept per hardware candidate")
+    p.add_argument("--csv", type=output_file,
+                   help="write the kept (hardware, parallelism) pairs to this CSV file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 

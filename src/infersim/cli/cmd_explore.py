@@ -15,6 +15,8 @@ from .common import (
     load_hardware,
     load_model,
     load_workload,
+    output_file,
+    positive_int,
     progress_bar,
     write_csv,
 )
@@ -26,10 +28,11 @@ def add_parser(sub) -> None:
     add_model_args(p)
     add_hw_args(p)
     add_workload_args(p)
-    p.add_argument("--top", type=int, default=20)
+    p.add_argument("--top", type=positive_int(), default=20, help="rows printed (default 20)")
     p.add_argument("--objective", default="latency",
                    help="latency | throughput | throughput_per_pe")
-    p.add_argument("--csv", help="write every fitting config, ranked, to this CSV file")
+    p.add_argument("--csv", type=output_file,
+                   help="write every fitting config, ranked, to this CSV file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
@@ -40,8 +43,6 @@ def run(args) -> int:
 
     model, hw = load_model(args), load_hardware(args)
     wl = load_workload(args, model)
-    if args.top < 1:
-        raise InferSimError(f"--top must be >= 1, got {args.top}")
     with progress_bar("exploring parallelism", args.json) as cb:
         res = auto_explore(model, hw, wl, objective=args.objective, progress=cb, runtime=args.runtime)
     if res.n_fitting == 0:

@@ -3,8 +3,19 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from .common import (add_hw_args, add_model_args, add_runtime_arg, console, emit_json, load_hardware, load_model,
-                     write_csv)
+from .common import (
+    add_hw_args,
+    add_model_args,
+    add_runtime_arg,
+    console,
+    emit_json,
+    finite_float,
+    load_hardware,
+    load_model,
+    output_file,
+    positive_int,
+    write_csv,
+)
 
 
 def add_parser(sub) -> None:
@@ -15,18 +26,18 @@ def add_parser(sub) -> None:
     add_runtime_arg(p)
     add_model_args(p)
     add_hw_args(p)
-    p.add_argument("--isl", type=int, default=2048, help="mean input tokens per request")
-    p.add_argument("--osl", type=int, default=512, help="mean output tokens per request")
-    p.add_argument("--prefix-hit", type=float, default=0.0, help="fraction of the prompt in a prefix cache")
-    p.add_argument("--ttft-ms", type=float, default=None, help="time-to-first-token limit (ms)")
-    p.add_argument("--tpot-ms", type=float, default=None, help="time-per-output-token limit (ms)")
+    p.add_argument("--isl", type=positive_int(), default=2048, help="mean input tokens per request")
+    p.add_argument("--osl", type=positive_int(), default=512, help="mean output tokens per request")
+    p.add_argument("--prefix-hit", type=finite_float, default=0.0, help="fraction of the prompt in a prefix cache")
+    p.add_argument("--ttft-ms", type=finite_float, default=None, help="time-to-first-token limit (ms)")
+    p.add_argument("--tpot-ms", type=finite_float, default=None, help="time-per-output-token limit (ms)")
     p.add_argument("--objective", default="tok_s_per_pe", help=" | ".join(OBJECTIVES))
     p.add_argument("--batching", default="continuous", help=" | ".join(BATCHING))
-    p.add_argument("--chunk-tokens", type=int, default=DEFAULT_CHUNK_TOKENS,
+    p.add_argument("--chunk-tokens", type=positive_int(), default=DEFAULT_CHUNK_TOKENS,
                    help="prompt tokens per step under continuous batching")
-    p.add_argument("--batch-cap", type=int, default=DEFAULT_BATCH_CAP, help="most sequences in flight")
+    p.add_argument("--batch-cap", type=positive_int(), default=DEFAULT_BATCH_CAP, help="most sequences in flight")
     p.add_argument("--no-disagg", action="store_true", help="skip the disaggregated prefill/decode search")
-    p.add_argument("--csv", help="write the Pareto frontier to this CSV file")
+    p.add_argument("--csv", type=output_file, help="write the Pareto frontier to this CSV file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 

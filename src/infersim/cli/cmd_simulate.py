@@ -12,6 +12,7 @@ from ..parallel import (
     Parallelism,
 )
 from .common import (
+    MAX_DEGREE,
     add_hw_args,
     add_model_args,
     add_runtime_arg,
@@ -23,6 +24,7 @@ from .common import (
     load_hardware,
     load_model,
     load_workload,
+    positive_int,
 )
 
 
@@ -33,7 +35,7 @@ def add_parser(sub) -> None:
     add_hw_args(p)
     add_workload_args(p)
     for k in ("tp", "pp", "dp", "cp", "ep"):
-        p.add_argument(f"--{k}", type=int, default=1)
+        p.add_argument(f"--{k}", type=positive_int(MAX_DEGREE), default=1)
     p.add_argument("--kv-shard-mode", default="head", help=f"one of {', '.join(KV_SHARD_MODES)}")
     p.add_argument("--ffn-shard-scope", default="TP", help=f"one of {', '.join(FFN_SHARD_SCOPES)}")
     p.add_argument("--tp-placement", default="cube", help=f"one of {', '.join(TP_PLACEMENTS)}")

@@ -4,12 +4,12 @@ from __future__ import annotations
 import sys
 
 from ..errors import InferSimError
-from .common import console, emit_json
+from .common import console, emit_json, int_in
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("ui", help="start the Streamlit UI on 127.0.0.1")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=int_in(1, 65535), default=8501, help="TCP port (default 8501)")
     p.add_argument("--json", action="store_true", help="print the URL as JSON and keep serving")
     p.set_defaults(run=run)
 
@@ -31,5 +31,7 @@ def run(args) -> int:
         console.print(f"infersim UI on {url}")
     cmd = [sys.executable, "-m", "streamlit", "run", app, "--server.address", "127.0.0.1",
            "--server.port", str(args.port), "--server.headless", "true",
-           "--browser.gatherUsageStats", "false"]
+           "--browser.gatherUsageStats", "false",
+           # the only upload is a config.json (a few KB): refuse big ones before buffering them
+           "--server.maxUploadSize", "1"]
     return subprocess.call(cmd, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from .common import console, emit_json
+from .common import console, emit_json, output_file
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("validate", help="compare predictions with published measurements")
     p.add_argument("--refit", action="store_true", help="fit the calibration afresh on the train rows")
-    p.add_argument("--write-docs", metavar="PATH", help="write the error table as Markdown to PATH")
+    p.add_argument("--write-docs", metavar="PATH", type=output_file,
+                   help="write the error table as Markdown to PATH")
     p.add_argument("--rows", action="store_true", help="also print every row")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)

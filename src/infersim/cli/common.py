@@ -3,17 +3,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import re
 import sys
 from dataclasses import replace
 
 from rich.console import Console
 
-from ..errors import InferSimError, require, warn
+from ..errors import InferSimError, require, short_repr, warn
 from ..hardware import MAX_PES, HardwareSpec
 from ..hardware_presets import DEFAULT_HW, resolve_hardware
 from ..model import ModelSpec
 from ..model_presets import DEFAULT_MODEL, get_model
-from ..workload import MODES, Workload
+from ..workload import MAX_TOKENS, MODES, Workload
 
 # wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there)
 console = Console(width=None if sys.stdout.isatty() else 150)
@@ -36,6 +39,67 @@ def emit_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
+# ----- argument parsing: one-line errors, typed values -------------------------------------------
+def one_line(message: object) -> str:
+    """``message`` as a single line (the CLI promises exactly one ``error:``/``warning:`` line)."""
+    return " ".join(str(message).splitlines()).strip()
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse whose errors are one line, ``error: argument --tp: expected an integer ...``,
+    with exit status 2: never the multi-line ``usage:`` block (``-h`` still prints it).
+    Sub-command parsers inherit the class (``add_subparsers`` uses ``type(self)``)."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {one_line(message)}\n")
+
+
+_INT = re.compile(r"[+-]?[0-9]+")
+MAX_DEGREE = 2**20   # TP/PP/DP/CP/EP: far above any system, small enough for exact arithmetic
+
+
+def int_in(lo: int, hi: int):
+    """argparse ``type=``: an integer in ``lo..hi``. Anything else (``eight``, ``nan``, ``2.5``,
+    a 400-digit number) is one ``ArgumentTypeError`` naming the range, without ``int()``
+    ever seeing an over-long string (no OverflowError, no digit-limit ValueError)."""
+    def parse(text: str) -> int:
+        s = text.strip()
+        # the length test comes first: int() never sees a 400-digit (or 5000-digit) string
+        if not _INT.fullmatch(s) or len(s.lstrip("+-0")) > len(str(hi)) or not lo <= int(s) <= hi:
+            raise argparse.ArgumentTypeError(f"expected an integer in {lo}..{hi}, got {short_repr(text)}")
+        return int(s)
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def positive_int(max_value: int = MAX_TOKENS):
+    """argparse ``type=``: an integer in ``1..max_value``."""
+    return int_in(1, max_value)
+
+
+def finite_float(text: str) -> float:
+    """argparse ``type=``: a finite number (``nan``, ``inf`` and words rejected)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {short_repr(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {short_repr(text)}")
+    return value
+
+
+def output_file(text: str) -> str:
+    """argparse ``type=``: a file path we can create: checked before a long run, not after."""
+    if not text or os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{short_repr(text)} is a directory, expected a file path"
+                                         if text else "expected a file path, got ''")
+    parent = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(parent):
+        raise argparse.ArgumentTypeError(f"directory {short_repr(parent)} does not exist")
+    return text
+
+
 # ----- shared arguments -----------------------------------------------------------------------
 def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help=f"model preset (default {DEFAULT_MODEL!r})")
@@ -49,9 +113,9 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
 
 def add_workload_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", default="decode", help=f"one of {', '.join(MODES)}")
-    p.add_argument("--s-kv", type=int, default=131072, help="context length (tokens)")
-    p.add_argument("--s-q", type=int, default=None, help="prefill: new tokens (default s_kv)")
-    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--s-kv", type=positive_int(), default=131072, help="context length (tokens)")
+    p.add_argument("--s-q", type=positive_int(), default=None, help="prefill: new tokens (default s_kv)")
+    p.add_argument("--batch", type=positive_int(), default=1)
 
 
 def add_hw_args(p: argparse.ArgumentParser, help: str = "hardware") -> None:
@@ -118,12 +182,14 @@ def write_csv(path: str, rows: list[dict]) -> None:
 
 
 def progress_bar(description: str, quiet: bool):
-    """A rich progress bar driven by ``callback(done, total)``; a no-op when quiet."""
+    """A rich progress bar driven by ``callback(done, total)``; a no-op when quiet or when stderr
+    is not a terminal (a log or a pipe: there a transient bar leaves only a blank line, which
+    would break the one-line ``error:`` contract)."""
     from contextlib import nullcontext
 
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeElapsedColumn
 
-    if quiet:
+    if quiet or not sys.stderr.isatty():
         return nullcontext(None)
 
     class _Bar:

@@ -18,6 +18,7 @@ from infersim.auto_hardware import DEPTHS, enumerate_hardware, joint_explore
 from infersim.autosuggest import autosuggest
 from infersim.hardware import KNOBS
 from infersim.hardware_presets import DEFAULT_HW, HW_PRESETS
+from infersim.model import from_hf_config_text
 from infersim.model_presets import DEFAULT_MODEL, PRESETS
 from infersim.runtime import DEFAULT_RUNTIME, RUNTIMES
 from infersim.parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
@@ -75,8 +76,8 @@ def sidebar_model() -> ModelSpec:
         up = st.sidebar.file_uploader("HuggingFace config.json", type=["json"], key="config_upload")
         if up is None:
             raise InferSimError("upload a HuggingFace config.json, or pick a preset")
-        model = ModelSpec.from_hf_config(up.getvalue().decode("utf-8", errors="replace"),
-                                         name=up.name.removesuffix(".json"))
+        # content only, never a path: an upload must not open (or probe for) a server file
+        model = from_hf_config_text(up.getvalue(), name=up.name.removesuffix(".json") or "custom")
     else:
         model = PRESETS[choice].model
     with st.sidebar.expander("Data types"):
