@@ -355,12 +355,19 @@ def _prefill_candidates(model, hw, request, runtime, per_replica=(1, 2, 4, 8, 16
     return rows.take(np.flatnonzero(ok)), res["total_ns"][ok], res["period_ns"][ok]
 
 
+def _top_per_size(score: np.ndarray, pes: np.ndarray, top: int) -> np.ndarray:
+    """Indices of the ``top`` highest scores among the rows of each distinct PE count."""
+    order = np.argsort(-score, kind="stable")
+    return np.concatenate([order[pes[order] == n][:top] for n in np.unique(pes)])
+
+
 def _best_pair(hw, request, kv_bytes, pre, dec, ttft_ms, top: int):
-    """Search x prefill and y decode instances over the ``top`` most efficient candidates."""
+    """Search x prefill and y decode instances over the ``top`` most efficient candidates of
+    each instance size (the most efficient overall may be too large to pair with any other)."""
     p_rows, p_lat, p_rate = pre
     d_rows, d_tpot, d_rate = dec
-    pi = np.argsort(-(p_rate / p_rows.pes))[:top]
-    di = np.argsort(-(d_rate / d_rows.pes))[:top]
+    pi = _top_per_size(p_rate / p_rows.pes, p_rows.pes, top)
+    di = _top_per_size(d_rate / d_rows.pes, d_rows.pes, top)
     best = None
     for i in pi:
         pp_pes, rp = int(p_rows.pes[i]), float(p_rate[i])
