@@ -31,7 +31,8 @@ def split_levels(levels: np.ndarray, inner: np.ndarray) -> tuple[np.ndarray, np.
     return g_in, -(-levels // g_in)
 
 
-def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp, imbalance) -> list[coll.Comm]:
+def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp,
+                    imbalance) -> list[tuple[coll.Comm, np.ndarray]]:
     """The G ranks form ep teams of etp ranks; a team hosts E/ep experts, each sliced etp ways.
     A token visits the teams holding its k experts (p_team = 1 − (1 − 1/ep)^k of them each):
     all-to-all dispatch and combine over EP of each rank's 1/G share of the tokens; inside a team
@@ -40,7 +41,9 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp, imbalance) -> lis
     gather its result. Where that reduce-scatter and gather span the same ranks and tokens
     (ep = 1, dp = 1, and cp = 1 in prefill) they are one all-reduce and may take its cheaper
     algorithms, exactly as the dense FFN's. The dispatch and combine carry ``imbalance``
-    (busiest / mean pairs) times the mean share."""
+    (busiest / mean pairs) times the mean share. Each collective comes with the kernels it
+    launches per layer: only the collectives that run (ep > 1 for the all-to-all, dp > 1 for
+    the gather of missing inputs, etp > 1 for the reduce-scatter, a TP group for the gather)."""
     h, k, ab = float(model.hidden), float(model.n_experts_per_tok), g.cb
     G = g.tp * g.cp * g.dp
     lv_G = (g.lv_tp * g.lv_cp * g.lv_dp).astype(np.int64)
@@ -54,7 +57,11 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp, imbalance) -> lis
              + coll.all_gather(g.tok_pe * h * ab, lv_back))
     fused = coll.all_reduce(g.tok_pe * h * ab, lv_back)
     one_group = (g.ep == 1) & (g.dp == 1) & ((g.cp == 1) if g.prefill else True)
-    return [a2a, coll.all_gather(missing, lv_etp), coll.Comm.where(one_group, fused, split)]
+    back = lv_back.prod(axis=0) > 1                 # the token's replicas span more than one PE
+    return [(a2a, 2.0 * (g.ep > 1)),
+            (coll.all_gather(missing, lv_etp), 1.0 * ((etp > 1) & (g.dp > 1))),
+            (coll.Comm.where(one_group, fused, split),
+             np.where(one_group, 1.0 * back, 1.0 * (etp > 1) + back))]
 
 
 def moe(model: ModelSpec, g: Geometry) -> Block:
@@ -78,9 +85,8 @@ def moe(model: ModelSpec, g: Geometry) -> Block:
              touched * w_expert / etp + assign * (2 * h + m * fe / etp) * ab, L_moe, 3, "moe",
              experts=True)
     imbalance = assign / (n_tok * k / g.ep)
-    launches = L_moe * (G > 1)
-    for c, n_kernels in zip(_token_movement(model, g, n_tok, etp, imbalance), (2, 1, 2)):
-        blk.comm("ep_alltoall", c.scale(L_moe), "moe", n_kernels * launches)
+    for c, n_kernels in _token_movement(model, g, n_tok, etp, imbalance):
+        blk.comm("ep_alltoall", c.scale(L_moe), "moe", n_kernels * L_moe)
     blk.mem.per_layer["moe"] = (E / g.ep) * w_expert / etp + w_shared + h * E * wb
     blk.mem.activations = [assign * (h + m * fe / etp) * ab * g.ones()]
     return blk
