@@ -1,0 +1,257 @@
+"""Exact per-candidate search of the full parallelism space, pruned by lower bounds.
+
+For one topology and one HBM capacity, the N fitting configs are ranked for H candidates that
+differ in (peak TFLOPS, HBM bandwidth) and the three link bandwidths. Costing every pair is H·N
+evaluations; this search costs a few per candidate and returns the same picks:
+
+1. **Lower bound.** A config's latency and period never grow when a link gets faster
+   (collective and ring-step times fall with bandwidth; the exposed ring and the pipeline are
+   non-decreasing in them), and every objective's ``config_score`` is non-decreasing in latency
+   and period. So for each distinct (peak, HBM bandwidth) pair ``p`` of the group, the score at
+   the group's fastest links, ``LB_p[c]``, bounds config ``c``'s score on every candidate with
+   that pair from below.
+2. **Shortlist.** ``U`` = the union over pairs of the ``K`` configs of lowest ``LB_p``. Every
+   candidate is costed on ``U``; its best (top-k: k-th best) score there is ``UB_h``.
+3. **Proof.** A config with ``LB_p[c] > UB_h`` cannot beat or tie that pick. When at most ``K``
+   configs have ``LB_p[c] <= UB_h`` they are all in ``U`` and the pick is exact; otherwise the
+   candidate is costed again on ``U`` plus those configs.
+
+Picks and ties follow the brute-force ranking (score, latency, PEs, memory, config order), so
+the result equals costing every pair (``tests/test_codesign_objectives.py`` checks it). On
+Llama 3.1 70B decode at 128K, ``U`` holds ~25 of ~3,000 configs and step 3 is rare.
+
+The static terms (parallelism space and :func:`infersim.cost.prepare`) are cached per process
+(:func:`static_terms`), so an executor's worker builds them once, not once per task.
+``keep="all"`` costs every fitting pair (no pruning).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from .. import cost
+from ..hardware import KNOBS, HardwareSpec
+from ..model import ModelSpec
+from ..objectives import Objective, get_objective
+from ..runtime import Runtime
+from ..space import parallelism_space
+from ..workload import Workload
+from .types import TOPOLOGY_KNOBS
+
+K_SHORTLIST = 8        # configs per (peak, bw) pair in the shortlist
+ROWS_PER_BLOCK = 1024  # candidates per evaluation block (and per progress call)
+BLOCK_ELEMS = 1 << 20  # (candidates x configs) per evaluation: 8 MB per float array
+REL_TOL = 1e-9         # bounds and scores come from different float expressions
+_I_PAIR = [KNOBS.index("peak_tflops_f16"), KNOBS.index("bw_hbm_gbs")]
+_I_LINKS = [KNOBS.index(k) for k in ("bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs")]
+_I_CAP = KNOBS.index("pe_hbm_gb")
+
+
+@dataclass(frozen=True)
+class SweepContext:
+    """Everything a slice of the sweep needs besides its candidates (small; pickled per task)."""
+
+    model: ModelSpec
+    base_hw: HardwareSpec
+    wl: Workload
+    objective: str
+    keep: str
+    top_k: int
+    runtime: Runtime
+
+
+@dataclass
+class SliceResult:
+    """Kept pairs of a slice as flat arrays (``cand``: row of the slice's input), and per input
+    row the number of fitting configs."""
+
+    cand: np.ndarray
+    config: np.ndarray
+    pes: np.ndarray
+    latency_ns: np.ndarray
+    period_ns: np.ndarray
+    mem_bytes: np.ndarray
+    n_fit: np.ndarray
+    n_costed: int
+
+
+def topology_hw(base: HardwareSpec, topo: tuple[int, int, int]) -> HardwareSpec:
+    current = tuple(getattr(base, k) for k in TOPOLOGY_KNOBS)
+    return base if topo == current else replace(base, **dict(zip(TOPOLOGY_KNOBS, topo)))
+
+
+@lru_cache(maxsize=8)
+def static_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload):
+    """(space, terms) of a topology: built once per process."""
+    space, _ = parallelism_space(model, hw, wl)
+    return space, cost.prepare(model, hw, space, wl)
+
+
+@lru_cache(maxsize=16)
+def fitting_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload, cap_gb: float):
+    """(indices into the space, terms) of the configs that fit ``cap_gb`` per PE."""
+    _, terms = static_terms(model, hw, wl)
+    fit = np.flatnonzero(terms.fits(cap_gb))
+    return fit, (terms.take(fit) if len(fit) else None)
+
+
+def _cost(ctx: SweepContext, obj: Objective, terms, knobs: np.ndarray):
+    """(score, latency, period), each (rows, configs), of ``terms`` on candidate rows ``knobs``."""
+    kn = {k: knobs[:, j:j + 1] for j, k in enumerate(KNOBS)}
+    r = cost.evaluate(terms, kn, runtime=ctx.runtime, breakdown=False)
+    lat, per = r["total_ns"], r["period_ns"]
+    return obj.config_score(lat, per, terms.par.pes), lat, per
+
+
+def _rank(sc, lat, pes, mem, k: int) -> np.ndarray:
+    """Per row, the columns of its ``k`` best configs (brute-force order, stable in columns)."""
+    shape = sc.shape
+    keys = (np.broadcast_to(mem, shape), np.broadcast_to(pes, shape), lat, sc)
+    return np.lexsort(keys, axis=-1)[:, :k]
+
+
+def _lower_bounds(ctx, obj, sub, pairs: np.ndarray, links_max: np.ndarray) -> np.ndarray:
+    """LB (P, N): each (peak, bw) pair's scores at the group's fastest links."""
+    rows = np.empty((len(pairs), len(KNOBS)))
+    rows[:, _I_PAIR] = pairs
+    rows[:, _I_LINKS] = links_max
+    rows[:, _I_CAP] = 1.0                       # capacity does not enter latency or period
+    step = max(1, BLOCK_ELEMS // len(sub))
+    return np.concatenate([_cost(ctx, obj, sub, rows[s:s + step])[0]
+                           for s in range(0, len(rows), step)])
+
+
+class _Group:
+    """One (topology, capacity) group: bounds, shortlist, and the exact pick per candidate."""
+
+    def __init__(self, ctx: SweepContext, obj: Objective, sub, knobs: np.ndarray):
+        self.ctx, self.obj, self.sub, self.knobs = ctx, obj, sub, knobs
+        self.k = ctx.top_k
+        self.pes, self.mem = sub.par.pes, sub.mem_bytes
+        n = len(sub)
+        self.K = max(K_SHORTLIST, self.k)
+        self.n_costed = 0
+        if n <= self.K:                 # small space: the shortlist is everything
+            self.short, self.short_terms = np.arange(n), sub
+            return
+        self.pairs, self.pair_of = np.unique(knobs[:, _I_PAIR], axis=0, return_inverse=True)
+        self.pair_of = self.pair_of.ravel()
+        self.lb = _lower_bounds(ctx, obj, sub, self.pairs, knobs[:, _I_LINKS].max(axis=0))
+        self.short = np.unique(np.argpartition(self.lb, self.K - 1, axis=1)[:, :self.K])
+        self.lb_sorted = np.sort(self.lb, axis=1)
+        self.short_terms = sub.take(self.short)
+        self.n_costed = self.lb.size
+
+    def _pick(self, rows: np.ndarray, cols: np.ndarray, terms) -> tuple:
+        """Cost ``rows`` on configs ``cols`` (sorted indices into the group), keep the best."""
+        sc, lat, per = _cost(self.ctx, self.obj, terms, self.knobs[rows])
+        self.n_costed += sc.size
+        top = _rank(sc, lat, self.pes[cols], self.mem[cols], self.k)
+        r = np.repeat(np.arange(len(rows)), top.shape[1])
+        c = top.ravel()
+        ok = np.isfinite(sc[r, c])
+        return sc, (rows[r[ok]], cols[c[ok]], lat[r[ok], c[ok]], per[r[ok], c[ok]])
+
+    def _needs_more(self, rows: np.ndarray, sc: np.ndarray) -> np.ndarray:
+        """Per row, how many configs have a bound at or below its k-th best shortlist score."""
+        kth = np.partition(sc, min(self.k, sc.shape[1]) - 1, axis=1)[:, min(self.k, sc.shape[1]) - 1]
+        thr = kth + REL_TOL * np.abs(kth)
+        count = np.empty(len(rows), dtype=np.int64)
+        for p in np.unique(self.pair_of[rows]):
+            at = self.pair_of[rows] == p
+            count[at] = np.searchsorted(self.lb_sorted[p], thr[at], side="right")
+        return count
+
+    def _widen(self, rows: np.ndarray, count: np.ndarray) -> list[tuple]:
+        """Step 3: cost rows whose bound admits configs outside the shortlist on U ∪ those."""
+        out = []
+        for p in np.unique(self.pair_of[rows]):
+            at = self.pair_of[rows] == p
+            extra = np.argsort(self.lb[p], kind="stable")[:int(count[at].max())]
+            cols = np.union1d(self.short, extra)
+            out.append(self._pick(rows[at], cols, self.sub.take(cols))[1])
+        return out
+
+    def search(self, progress: Callable[[int], None] | None) -> list[tuple]:
+        parts = []
+        n, m = len(self.knobs), len(self.short)
+        step = max(1, min(ROWS_PER_BLOCK, BLOCK_ELEMS // m))
+        for s in range(0, n, step):
+            rows = np.arange(s, min(n, s + step))
+            sc, picked = self._pick(rows, self.short, self.short_terms)
+            if m == len(self.sub):
+                parts.append(picked)
+            else:
+                count = self._needs_more(rows, sc)
+                exact = count <= self.K
+                parts.append(tuple(a[exact[picked[0] - s]] for a in picked))
+                if not exact.all():
+                    parts.extend(self._widen(rows[~exact], count[~exact]))
+            if progress:
+                progress(len(rows))
+        return parts
+
+
+def _all_pairs(ctx, obj, sub, knobs, progress) -> tuple[list[tuple], int]:
+    """keep="all": every fitting pair of every candidate, each candidate's best first."""
+    parts, n, costed = [], len(sub), 0
+    step = max(1, min(ROWS_PER_BLOCK, BLOCK_ELEMS // n))
+    cols = np.arange(n)
+    for s in range(0, len(knobs), step):
+        rows = np.arange(s, min(len(knobs), s + step))
+        sc, lat, per = _cost(ctx, obj, sub, knobs[rows])
+        costed += sc.size
+        order = _rank(sc, lat, sub.par.pes, sub.mem_bytes, n)
+        r = np.repeat(np.arange(len(rows)), n)
+        c = order.ravel()
+        ok = np.isfinite(sc[r, c])
+        parts.append((rows[r[ok]], cols[c[ok]], lat[r[ok], c[ok]], per[r[ok], c[ok]]))
+        if progress:
+            progress(len(rows))
+    return parts, costed
+
+
+def search_slice(ctx: SweepContext, knob_rows: np.ndarray, topo_rows: np.ndarray,
+                 progress: Callable[[int], None] | None = None) -> SliceResult:
+    """Each candidate's kept pairs (``ctx.keep``/``top_k`` under ``ctx.objective``).
+    ``progress(n)`` is called after every block with the number of candidates it finished."""
+    obj = get_objective(ctx.objective)
+    n_fit = np.zeros(len(knob_rows), dtype=np.int64)
+    cols: list[list[np.ndarray]] = [[] for _ in range(6)]
+    costed = 0
+    for topo in np.unique(topo_rows, axis=0):
+        in_topo = np.flatnonzero((topo_rows == topo).all(axis=1))
+        hw = topology_hw(ctx.base_hw, tuple(int(x) for x in topo))
+        space, _ = static_terms(ctx.model, hw, ctx.wl)
+        for cap in np.unique(knob_rows[in_topo, _I_CAP]):
+            rows = in_topo[knob_rows[in_topo, _I_CAP] == cap]
+            fit, sub = fitting_terms(ctx.model, hw, ctx.wl, float(cap))
+            n_fit[rows] = len(fit)
+            if sub is None:
+                if progress:
+                    progress(len(rows))
+                continue
+            if ctx.keep == "all":
+                parts, c = _all_pairs(ctx, obj, sub, knob_rows[rows], progress)
+            else:
+                group = _Group(ctx, obj, sub, knob_rows[rows])
+                parts = group.search(progress)
+                c = group.n_costed
+            costed += c
+            for r, cfg, lat, per in parts:
+                conf = fit[cfg]
+                for lst, arr in zip(cols, (rows[r], conf, space.pes[conf], lat, per,
+                                           sub.mem_bytes[cfg])):
+                    lst.append(arr)
+    cat = [np.concatenate(c) if c else np.empty(0) for c in cols]
+    return SliceResult(cand=cat[0].astype(np.int64), config=cat[1].astype(np.int64),
+                       pes=cat[2].astype(np.int64), latency_ns=cat[3], period_ns=cat[4],
+                       mem_bytes=cat[5], n_fit=n_fit, n_costed=costed)
+
+
+def run_slice(ctx: SweepContext, knob_rows: np.ndarray, topo_rows: np.ndarray) -> SliceResult:
+    """Executor entry point (module level, picklable): :func:`search_slice` without progress."""
+    return search_slice(ctx, knob_rows, topo_rows)
