@@ -7,8 +7,9 @@ Cases (each prints wall time, candidates/s, progress calls and the process's pea
 
 * ``local15k``  5^6 = 15,625 candidates (0.5x..2x of each knob), single process;
 * ``dask15k``   the same grid on a Dask ``LocalCluster`` of 2 single-thread worker processes,
-                timed cold (first sweep: workers build the static terms) and warm, checked
-                identical to the local result; prints the ratio dask / local (target <= 0.9);
+                timed cold (first sweep: workers import infersim and build the static terms) and
+                warm (15 runs alternating with local ones), checked identical to the local
+                result; prints the median ratio dask / local (target <= 0.9);
 * ``grid1m``    10^6 candidates (10 values per knob), keep="best" (targets: < 45 s, < 500 MB RSS).
 """
 from __future__ import annotations
@@ -29,6 +30,8 @@ from infersim.model_presets import PRESETS
 
 MODEL = PRESETS["Llama 3.1 70B"].model
 CASES = ("local15k", "dask15k", "grid1m")
+REPEAT = 5
+PAIRED = 15
 
 
 def grid(n_values: int) -> dict[str, list[float]]:
@@ -58,22 +61,32 @@ def summary(r) -> list:
 def run_case(case: str) -> None:
     if case == "local15k":
         sweep(grid(2))                                        # warm imports and caches
-        r, wall, calls = sweep(grid(5))
-        print(f"local15k: {r.n_hardware:,} candidates in {wall:.2f} s "
+        runs = [sweep(grid(5)) for _ in range(REPEAT)]
+        r, _, calls = runs[0]
+        wall = float(np.median([t for _, t, _ in runs]))
+        print(f"local15k: {r.n_hardware:,} candidates in {wall:.3f} s (median of {REPEAT}) "
               f"({r.n_hardware / wall:,.0f} cand/s, {r.n_evals / wall:,.0f} evals/s), "
               f"{calls} progress calls; peak RSS {peak_rss_mb():.0f} MB")
     elif case == "dask15k":
         distributed = __import__("distributed")
         sweep(grid(2))
-        local, t_local, _ = sweep(grid(5))
+        local, _, _ = sweep(grid(5))
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                       dashboard_address=None) as cluster, \
                 distributed.Client(cluster) as client:
-            cold, t_cold, _ = sweep(grid(5), executor=client)
-            warm, t_warm, calls = sweep(grid(5), executor=client)
-        same = summary(local) == summary(cold) == summary(warm)
-        print(f"dask15k: local {t_local:.2f} s; dask 2x1 cold {t_cold:.2f} s "
-              f"({t_cold / t_local:.2f}x local), warm {t_warm:.2f} s ({t_warm / t_local:.2f}x local), "
+            cold = sweep(grid(5), executor=client)
+            pairs = []                       # alternate local / dask: drift hits both alike
+            for _ in range(PAIRED):
+                t_l = sweep(grid(5))[1]
+                r, t_d, calls = sweep(grid(5), executor=client)
+                pairs.append((t_l, t_d, r))
+        same = all(summary(r) == summary(local) for r in [cold[0]] + [p[2] for p in pairs])
+        t_local = float(np.median([p[0] for p in pairs]))
+        t_warm = float(np.median([p[1] for p in pairs]))
+        ratio = float(np.median([p[1] / p[0] for p in pairs]))
+        print(f"dask15k: local {t_local:.3f} s, dask 2x1 warm {t_warm:.3f} s (medians of {PAIRED} "
+              f"alternating runs; median ratio dask/local {ratio:.2f}); cold {cold[1]:.3f} s "
+              f"({cold[1] / t_local:.2f}x: workers import infersim and build the static terms); "
               f"{calls} progress calls; identical results: {same}")
     elif case == "grid1m":
         r, wall, calls = sweep(grid(10))

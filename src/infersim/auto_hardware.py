@@ -29,6 +29,7 @@ watts of the PEs a pair uses (:mod:`infersim.economics`). ``pareto_scores`` is t
 """
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
@@ -37,9 +38,9 @@ import numpy as np
 
 from .autosuggest import autosuggest
 from .codesign.answer import answer as _answer
-from .codesign.grid import DEPTHS, MAX_CANDIDATES, check_cap, grid_axes, grid_rows, grid_size
+from .codesign.grid import DEPTHS, MAX_CANDIDATES, check_cap, grid_axes, grid_rows, grid_size, rows_at
 from .codesign.results import ScoreList, assemble, frontiers
-from .codesign.search import (BLOCK_ELEMS, SliceResult, SweepContext, run_slice, search_slice,
+from .codesign.search import (BLOCK_ELEMS, SliceResult, SweepContext, run_range, search_range,
                               static_terms, topology_hw)
 from .codesign.sensitivity import (Requirement, SensitivityRow, default_target, sensitivity as
                                    _sensitivity, what_it_takes)
@@ -139,8 +140,9 @@ def _check_args(objective, keep, top_k, executor, n_slices, progress, economics)
 
 
 # ----- the sweep --------------------------------------------------------------------------------
-def _two_stage(ctx: SweepContext, knob_rows, topo_rows) -> tuple[SliceResult, int]:
+def _two_stage(ctx: SweepContext, axes) -> tuple[SliceResult, int]:
     """The two_stage policy: autosuggest's pick on the single (base) candidate."""
+    knob_rows, topo_rows = rows_at(axes, [0])
     hw = topology_hw(ctx.base_hw, tuple(int(x) for x in topo_rows[0])).with_knobs(
         **dict(zip(KNOBS, map(float, knob_rows[0]))))
     try:
@@ -154,28 +156,40 @@ def _two_stage(ctx: SweepContext, knob_rows, topo_rows) -> tuple[SliceResult, in
     arr = lambda v, t=float: np.array([v], dtype=t)  # noqa: E731
     res = SliceResult(cand=arr(0, np.int64), config=arr(i, np.int64), pes=arr(r.pes_used, np.int64),
                       latency_ns=arr(r.total_latency_ns), period_ns=arr(r.period_ns),
-                      mem_bytes=arr(r.mem_per_pe_bytes), n_fit=arr(s.n_fitting, np.int64), n_costed=0)
+                      mem_bytes=arr(r.mem_per_pe_bytes), n_fit=s.n_fitting, n_costed=0)
     return res, parallelism_space(ctx.model, hw, ctx.wl)[1].valid
 
 
-def _run_local(ctx, knob_rows, topo_rows, progress) -> list[tuple[int, SliceResult]]:
+def _run_local(ctx, axes, n, progress) -> list[SliceResult]:
     done = [0]
 
-    def step(n: int) -> None:
-        done[0] += n
-        progress(done[0], len(knob_rows))
-    return [(0, search_slice(ctx, knob_rows, topo_rows, step if progress else None))]
+    def step(k: int) -> None:
+        done[0] += k
+        progress(done[0], n)
+    return [search_range(ctx, axes, 0, n, step if progress else None)]
 
 
-def _run_executor(ctx, knob_rows, topo_rows, executor, n_slices, progress):
-    """Contiguous slices (candidates of one HBM capacity stay together), merged in order."""
-    n = len(knob_rows)
+def _width(executor) -> int:
+    """Default slices for an executor: one per worker thread when it says how many (a Dask
+    ``Client.nthreads()``, a ``concurrent.futures`` pool's ``_max_workers``), else 8. Fewer,
+    larger slices pay the per-task overhead and the shortlist costs fewest times."""
+    try:
+        if callable(getattr(executor, "nthreads", None)):
+            return max(1, int(sum(executor.nthreads().values())))
+        return max(1, int(getattr(executor, "_max_workers")))
+    except Exception:        # noqa: BLE001 — any other executor: a fixed count
+        return 8
+
+
+def _run_executor(ctx, axes, n, executor, n_slices, progress) -> list[SliceResult]:
+    """Contiguous ranges of the grid (candidates of one HBM capacity stay together); each task
+    carries the axes and its range, and generates its candidates itself."""
     bounds = np.linspace(0, n, min(n_slices, n) + 1).astype(int)
-    slices = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    futures = [executor.submit(run_slice, ctx, knob_rows[a:b], topo_rows[a:b]) for a, b in slices]
+    slices = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    futures = [executor.submit(run_range, ctx, axes, a, b) for a, b in slices]
     out = []
-    for (a, b), fut in zip(slices, futures):
-        out.append((a, fut.result()))
+    for (_, b), fut in zip(slices, futures):
+        out.append(fut.result())
         if progress:
             progress(b, n)
     return out
@@ -224,30 +238,31 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     base_hw = base_hw or GENERIC_SIP
     require(isinstance(base_hw, HardwareSpec), f"base_hw must be a HardwareSpec, got {base_hw!r}")
     axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
-    check_cap(grid_size(axes), max_candidates)
-    knob_rows, topo_rows = grid_rows(axes)
+    n = grid_size(axes)
+    check_cap(n, max_candidates)
     ctx = SweepContext(model, base_hw, wl, objective, keep, 1 if keep == "best" else top_k,
                        get_runtime(runtime))
     if depth == "two_stage":
-        part, n_evals = _two_stage(ctx, knob_rows, topo_rows)
-        parts = [(0, part)]
+        part, n_evals = _two_stage(ctx, axes)
+        parts = [part]
         if progress:
             progress(1, 1)
     elif executor is None:
-        parts = _run_local(ctx, knob_rows, topo_rows, progress)
+        parts = _run_local(ctx, axes, n, progress)
     else:
-        parts = _run_executor(ctx, knob_rows, topo_rows, executor, n_slices or 8, progress)
-    total_joint = int(sum(int(r.n_fit.sum()) for _, r in parts))
-    table = assemble(parts, knob_rows, topo_rows, ctx, obj, econ)
-    n_par = max(parallelism_space(model, topology_hw(base_hw, tuple(map(int, t))), wl)[1].valid
-                for t in np.unique(topo_rows, axis=0))
+        parts = _run_executor(ctx, axes, n, executor, n_slices or _width(executor), progress)
+    total_joint = sum(r.n_fit for r in parts)
+    if depth != "two_stage":
+        n_evals = sum(r.n_costed for r in parts)
+    table = assemble(parts, axes, ctx, obj, econ)
+    del parts
+    topologies = itertools.product(*axes[len(KNOBS):])
+    n_par = max(parallelism_space(model, topology_hw(base_hw, t), wl)[1].valid for t in topologies)
     if not len(table):
         raise InferSimError(
-            f"impossible sweep: no (hardware, parallelism) pair of {len(knob_rows)} candidates x "
+            f"impossible sweep: no (hardware, parallelism) pair of {n} candidates x "
             f"{n_par} configs fits {model.name} {mode} at s_kv={s_kv}, batch={batch}")
-    if depth != "two_stage":
-        n_evals = sum(r.n_costed for _, r in parts)
-    scores = ScoreList(table, knob_rows, topo_rows, _named_topology(depth, custom), ctx)
+    scores = ScoreList(table, axes, _named_topology(depth, custom), ctx)
     cap_idx, usd_idx = frontiers(table, obj)
     elapsed = time.perf_counter() - t0
 
@@ -259,7 +274,7 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
         tgt = default_target(obj, d_val, target_gain) if target is None else _target(target)
         reqs = what_it_takes(ctx, econ, design, d_val, tgt, depth == "two_stage")
     return JointResult(model=model.name, workload=wl, depth=depth, objective=objective,
-                       n_hardware=len(knob_rows), n_parallel=n_par, n_evals=int(n_evals),
+                       n_hardware=n, n_parallel=n_par, n_evals=int(n_evals),
                        total_joint=total_joint, all_scores=scores,
                        pareto_scores=[scores[int(i)] for i in cap_idx], sensitivity=sens,
                        elapsed_s=elapsed, sensitivity_s=time.perf_counter() - t1,

@@ -2,8 +2,9 @@
 
 A grid is one value list (axis) per knob: the six per-PE knobs (:data:`~infersim.hardware.KNOBS`)
 and, in custom grids, the system-size knobs (:data:`TOPOLOGY_KNOBS`). Candidates are the
-Cartesian product in ``itertools.product`` order (first knob slowest). Sweeps use the arrays
-(``knob_rows`` (n, 6) floats, ``topo_rows`` (n, 3) ints), never one object per candidate.
+Cartesian product in ``itertools.product`` order (first knob slowest). Sweeps generate the rows
+of a range of candidates from the axes when they need them (:func:`rows_at`: ``knob_rows``
+(n, 6) floats, ``topo_rows`` (n, 3) ints), never the whole grid nor one object per candidate.
 """
 from __future__ import annotations
 
@@ -77,18 +78,23 @@ def check_cap(n: int, max_candidates) -> None:
                       f"pass max_candidates={n} (CLI --max-candidates {n}) to run it anyway")
 
 
-def grid_rows(axes: list[list]) -> tuple[np.ndarray, np.ndarray]:
-    """(knob_rows (n, 6) float64, topo_rows (n, 3) int64) in ``itertools.product`` order."""
-    n = grid_size(axes)
-    flat = np.arange(n, dtype=np.int64)
-    knob_rows = np.empty((n, len(KNOBS)))
-    topo_rows = np.empty((n, len(TOPOLOGY_KNOBS)), dtype=np.int64)
-    stride = n
-    for j, a in enumerate(axes):          # axis j's index: (flat // stride_j) % len_j
+def rows_at(axes: list[list], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(knob_rows (len(idx), 6) float64, topo_rows (len(idx), 3) int64) of the candidates at
+    positions ``idx`` of the ``itertools.product`` order, without building the whole grid."""
+    idx = np.asarray(idx, dtype=np.int64)
+    knob_rows = np.empty((len(idx), len(KNOBS)))
+    topo_rows = np.empty((len(idx), len(TOPOLOGY_KNOBS)), dtype=np.int64)
+    stride = grid_size(axes)
+    for j, a in enumerate(axes):          # axis j's index: (idx // stride_j) % len_j
         stride //= len(a)
-        col = np.asarray(a)[(flat // stride) % len(a)]
+        col = np.asarray(a)[(idx // stride) % len(a)]
         if j < len(KNOBS):
             knob_rows[:, j] = col
         else:
             topo_rows[:, j - len(KNOBS)] = col
     return knob_rows, topo_rows
+
+
+def grid_rows(axes: list[list]) -> tuple[np.ndarray, np.ndarray]:
+    """Every candidate's rows (see :func:`rows_at`)."""
+    return rows_at(axes, np.arange(grid_size(axes)))

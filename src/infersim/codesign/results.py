@@ -22,7 +22,8 @@ from ..hardware import KNOBS
 from ..objectives import Objective, Perf
 from ..pareto import pareto_front
 from .search import SliceResult, SweepContext, static_terms, topology_hw
-from .types import _HW_KNOB_DEFAULTS, HardwareCandidate, JointScore
+from .grid import rows_at
+from .types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
 
 _COLUMNS = ("cand", "config", "pes", "latency_ns", "period_ns", "mem_bytes", "cost_score",
             "tokens_per_s", "system_cost_usd", "system_power_w", "tco_usd_per_h", "objective_value")
@@ -61,33 +62,50 @@ def cost_scores(knob_rows: np.ndarray) -> np.ndarray:
     return total
 
 
-def assemble(parts: list[tuple[int, SliceResult]], knob_rows: np.ndarray, topo_rows: np.ndarray,
-             ctx: SweepContext, obj: Objective, econ: Economics) -> PairTable:
-    """Concatenate slices (``(offset, result)``), price the pairs, sort best first by
-    (objective, latency, cost_score, system cost, PEs, memory, candidate, config)."""
-    cat = lambda f: np.concatenate([getattr(r, f) for _, r in parts])  # noqa: E731
-    cand = np.concatenate([r.cand + off for off, r in parts])
-    pes = cat("pes")
-    lat, per = cat("latency_ns"), cat("period_ns")
-    pe = pe_economics(knob_rows[cand], topo_rows[cand], ctx.base_hw, econ)
-    perf = Perf(lat, per, pes, ctx.wl.tokens, pe.usd_per_h, pe.system_w)
-    t = PairTable(cand=cand, config=cat("config"), pes=pes, latency_ns=lat, period_ns=per,
-                  mem_bytes=cat("mem_bytes"), cost_score=cost_scores(knob_rows[cand]),
-                  tokens_per_s=perf.tokens_per_s, system_cost_usd=pes * pe.capex_usd,
-                  system_power_w=pes * pe.system_w, tco_usd_per_h=pes * pe.usd_per_h,
-                  objective_value=obj.value(perf))
+PRICE_CHUNK = 1 << 18    # pairs priced at a time (bounds the temporaries of a huge sweep)
+
+
+def _price(t: PairTable, axes: list[list], ctx: SweepContext, obj: Objective, econ: Economics) -> None:
+    """Fill the cost_score, economics and objective columns, a chunk of pairs at a time."""
+    for a in range(0, len(t), PRICE_CHUNK):
+        s = slice(a, a + PRICE_CHUNK)
+        knobs, topo = rows_at(axes, t.cand[s])
+        pe = pe_economics(knobs, topo, ctx.base_hw, econ)
+        perf = Perf(t.latency_ns[s], t.period_ns[s], t.pes[s], ctx.wl.tokens, pe.usd_per_h, pe.system_w)
+        t.cost_score[s] = cost_scores(knobs)
+        t.tokens_per_s[s] = perf.tokens_per_s
+        t.system_cost_usd[s] = t.pes[s] * pe.capex_usd
+        t.system_power_w[s] = t.pes[s] * pe.system_w
+        t.tco_usd_per_h[s] = t.pes[s] * pe.usd_per_h
+        t.objective_value[s] = obj.value(perf)
+
+
+def assemble(parts: list[SliceResult], axes: list[list], ctx: SweepContext, obj: Objective,
+             econ: Economics) -> PairTable:
+    """Concatenate slices, price the pairs, sort best first by (objective, latency, cost_score,
+    system cost, PEs, memory, candidate, config). Columns are permuted one at a time (peak
+    memory: one table plus one column)."""
+    res = SliceResult.concat(parts)
+    n = len(res.cand)
+    t = PairTable(cand=res.cand, config=res.config, pes=res.pes, latency_ns=res.latency_ns,
+                  period_ns=res.period_ns, mem_bytes=res.mem_bytes,
+                  **{c: np.empty(n) for c in _COLUMNS[6:]})
+    del res
+    _price(t, axes, ctx, obj, econ)
     order = np.lexsort((t.config, t.cand, t.mem_bytes, t.pes, t.system_cost_usd, t.cost_score,
                         t.latency_ns, obj.score(t.objective_value)))
-    return t.take(order)
+    for c in _COLUMNS:
+        setattr(t, c, getattr(t, c)[order])
+    return t
 
 
 class ScoreList(Sequence):
     """``all_scores``: a read-only sequence of :class:`JointScore` over a :class:`PairTable`,
     built on first access and cached (stable identities)."""
 
-    def __init__(self, table: PairTable, knob_rows: np.ndarray, topo_rows: np.ndarray,
-                 named_topology: tuple[str, ...], ctx: SweepContext):
-        self.table, self._knobs, self._topo = table, knob_rows, topo_rows
+    def __init__(self, table: PairTable, axes: list[list], named_topology: tuple[str, ...],
+                 ctx: SweepContext):
+        self.table, self._axes = table, axes
         self._named, self._ctx = named_topology, ctx
         self._items: dict[int, JointScore] = {}
         self._cands: dict[int, HardwareCandidate] = {}
@@ -110,15 +128,17 @@ class ScoreList(Sequence):
         return f"ScoreList({len(self)} pairs)"
 
     def candidate(self, c: int) -> HardwareCandidate:
+        """The candidate at grid position ``c`` (one object per candidate)."""
         if c not in self._cands:
-            topo = dict(zip(("pes_per_cube", "cubes_per_sip", "n_sips"), map(int, self._topo[c])))
-            self._cands[c] = HardwareCandidate(*map(float, self._knobs[c]),
-                                               **{k: topo[k] for k in self._named})
+            knobs, topo = rows_at(self._axes, [c])
+            named = dict(zip(TOPOLOGY_KNOBS, map(int, topo[0])))
+            self._cands[c] = HardwareCandidate(*map(float, knobs[0]),
+                                               **{k: named[k] for k in self._named})
         return self._cands[c]
 
     def _build(self, i: int) -> JointScore:
         t, c = self.table, int(self.table.cand[i])
-        topo = tuple(int(x) for x in self._topo[c])
+        topo = self.candidate(c).topology_of(self._ctx.base_hw)
         space, _ = static_terms(self._ctx.model, topology_hw(self._ctx.base_hw, topo), self._ctx.wl)
         f = lambda col: float(getattr(t, col)[i])  # noqa: E731
         return JointScore(self.candidate(c), space.config(int(t.config[i])), f("latency_ns"),
