@@ -4,7 +4,11 @@ from __future__ import annotations
 import math
 
 from ..cost import COMM_COMPONENTS
+from ..objectives import get_objective
 from ..simulate import simulate
+
+SHORT = {"pe_hbm_gb": "HBM GB", "bw_hbm_gbs": "HBM GB/s", "peak_tflops_f16": "TFLOPS",
+         "bw_intra_gbs": "intra", "bw_inter_gbs": "inter", "bw_intersip_gbs": "SiP"}
 
 #: How ``simulate``'s breakdown components group into the four bounds of ``cost.bound_of``.
 GROUPS = {"compute": ("compute",), "memory": ("hbm",), "comm": COMM_COMPONENTS + ("cp_ring",),
@@ -34,3 +38,27 @@ def answer(res) -> dict:
             "knob": lever.knob, "gain": lever.rel_speedup, "elasticity": lever.elasticity,
             "capex_usd_per_pe": lever.doubled_capex_usd_per_pe},
     }
+
+
+def fmt_usd(v: float) -> str:
+    return f"${v / 1e6:,.2f}M" if v >= 1e6 else f"${v:,.0f}"
+
+
+def answer_lines(ans: dict) -> tuple[str, str]:
+    """The two answer lines: what to build (and what it costs), what limits it and what next."""
+    hw = ans["hardware"]
+    knobs = ", ".join(f"{SHORT[k]} {hw[k]:g}" for k in SHORT)
+    size = f"{hw['pes_per_cube']}x{hw['cubes_per_sip']}x{hw['n_sips']}"
+    mtok = f", ${ans['usd_per_mtok']:.3f}/M tok" if ans["usd_per_mtok"] is not None else ""
+    pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
+    first = (f"Answer: {knobs} ({size} PEs); {ans['parallelism']} on {pes}: "
+             f"{ans['latency_ms']:.3f} ms, {ans['tokens_per_s']:,.0f} tok/s "
+             f"({ans['tokens_per_s_per_pe']:,.1f}/PE); {fmt_usd(ans['system_cost_usd'])} capex, "
+             f"{ans['system_power_w'] / 1e3:,.2f} kW, ${ans['tco_usd_per_h']:,.2f}/h{mtok}")
+    lever = ans["next_lever"]
+    nxt = ("no single knob doubled gains more than 0.5%" if lever is None else
+           f"next lever: double {lever['knob']} ({100 * lever['gain']:+.1f}% "
+           f"{get_objective(ans['objective']).label}, elasticity {lever['elasticity']:.2f}, "
+           f"{lever['capex_usd_per_pe']:+,.0f} $ per PE)")
+    second = f"Limited by {ans['bound']} ({100 * ans['bound_share']:.0f}% of the step); {nxt}"
+    return first, second

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Callable
+from typing import Iterator
 
 import numpy as np
 
@@ -146,9 +146,10 @@ class ScoreList(Sequence):
                           f("tokens_per_s"), f("system_cost_usd"), f("system_power_w"),
                           f("tco_usd_per_h"), f("objective_value"))
 
-    def rows(self, to_dict: Callable[[JointScore], dict] | None = None) -> list[dict]:
-        """Every pair as a plain dict (CSV / JSON)."""
-        return [(to_dict or JointScore.to_dict)(s) for s in self]
+    def iter_transient(self) -> Iterator[JointScore]:
+        """Every pair in order, built without caching (CSV of a huge sweep: O(1) memory)."""
+        for i in range(len(self)):
+            yield self._items.get(i) or self._build(i)
 
 
 def frontiers(table: PairTable, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
