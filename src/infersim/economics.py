@@ -201,12 +201,16 @@ def _links_bidir_gbs(k: dict, topo: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return up, out
 
 
+def cogs_usd(k: dict, node: ComputeNode, e: Economics):
+    """Manufacturing cost of one PE: compute die + HBM capacity + HBM bandwidth + package."""
+    return (node.die_usd_per_tflops * k["peak_tflops_f16"] + e.hbm_usd_per_gb * k["pe_hbm_gb"]
+            + e.hbm_usd_per_gbs * k["bw_hbm_gbs"] + e.package_usd)
+
+
 def _pe_model(k: dict, topo: np.ndarray, node: ComputeNode, e: Economics):
     """(pe_usd, pe_w) of the parametric model (see the module docstring)."""
     up, out = _links_bidir_gbs(k, topo)
-    cogs = (node.die_usd_per_tflops * k["peak_tflops_f16"] + e.hbm_usd_per_gb * k["pe_hbm_gb"]
-            + e.hbm_usd_per_gbs * k["bw_hbm_gbs"] + e.package_usd)
-    pe_usd = e.vendor_markup * cogs + e.scaleup_usd_per_gbs * up
+    pe_usd = e.vendor_markup * cogs_usd(k, node, e) + e.scaleup_usd_per_gbs * up
     dyn_w = (node.w_per_tflops * k["peak_tflops_f16"] + e.hbm_pj_per_bit * 8e-3 * k["bw_hbm_gbs"]
              + e.link_pj_per_bit * 8e-3 * (up + out))
     return pe_usd, dyn_w / (1.0 - e.idle_fraction)
