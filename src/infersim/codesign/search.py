@@ -42,7 +42,7 @@ from ..objectives import Objective, get_objective
 from ..runtime import Runtime
 from ..space import parallelism_space
 from ..workload import Workload
-from .grid import rows_at
+from .grid import grid_size, rows_at
 from .types import TOPOLOGY_KNOBS
 
 K_SHORTLIST = 8        # configs per (peak, bw) pair in the shortlist
@@ -109,19 +109,17 @@ def topology_hw(base: HardwareSpec, topo: tuple[int, int, int]) -> HardwareSpec:
     return base if topo == current else replace(base, **dict(zip(TOPOLOGY_KNOBS, topo)))
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def static_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload):
-    """(space, terms) of a topology: built once per process."""
+    """(space, terms) of a topology: built once per process (sweeps visit topologies in turn)."""
     space, _ = parallelism_space(model, hw, wl)
     return space, cost.prepare(model, hw, space, wl)
 
 
-@lru_cache(maxsize=16)
-def fitting_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload, cap_gb: float):
-    """(indices into the space, terms) of the configs that fit ``cap_gb`` per PE."""
-    _, terms = static_terms(model, hw, wl)
-    fit = np.flatnonzero(terms.fits(cap_gb))
-    return fit, (terms.take(fit) if len(fit) else None)
+@lru_cache(maxsize=64)
+def fitting(model: ModelSpec, hw: HardwareSpec, wl: Workload, cap_gb: float) -> np.ndarray:
+    """Indices (into the topology's space) of the configs that fit ``cap_gb`` per PE."""
+    return np.flatnonzero(static_terms(model, hw, wl)[1].fits(cap_gb))
 
 
 def _cost(ctx: SweepContext, obj: Objective, terms, knobs: np.ndarray):
@@ -139,59 +137,57 @@ def _rank(sc, lat, pes, mem, k: int) -> np.ndarray:
     return np.lexsort(keys, axis=-1)[:, :k]
 
 
-def _lower_bounds(ctx, obj, sub, pairs: np.ndarray, links_max: np.ndarray) -> np.ndarray:
-    """LB (P, N): each (peak, bw) pair's scores at the group's fastest links."""
-    rows = np.empty((len(pairs), len(KNOBS)))
-    rows[:, _I_PAIR] = pairs
-    rows[:, _I_LINKS] = links_max
-    rows[:, _I_CAP] = 1.0                       # capacity does not enter latency or period
-    step = max(1, BLOCK_ELEMS // len(sub))
-    return np.concatenate([_cost(ctx, obj, sub, rows[s:s + step])[0]
-                           for s in range(0, len(rows), step)])
-
-
 class _Bounds:
-    """Lower bounds of one topology: every (peak, bw) pair of its candidates × every config that
-    fits the largest capacity (a config's bound does not depend on the capacity, only whether
-    it fits does), at the fastest links of those candidates. Computed on first use."""
+    """Lower bounds of one topology: every (peak, bw) pair of its candidates × every config of
+    the space (capacity only decides which fit), at the fastest links of those candidates.
+    Computed on first use."""
 
-    def __init__(self, ctx: SweepContext, obj: Objective, knobs: np.ndarray, fit_max, sub_max):
-        self.ctx, self.obj, self.fit_max, self.sub_max = ctx, obj, fit_max, sub_max
+    def __init__(self, ctx: SweepContext, obj: Objective, knobs: np.ndarray, terms):
+        self.ctx, self.obj, self.terms = ctx, obj, terms
         self.pairs, self.pair_of = unique_rows(knobs[:, _I_PAIR])
         self.links_max = knobs[:, _I_LINKS].max(axis=0)
         self._lb: np.ndarray | None = None
+
+    def _compute(self) -> np.ndarray:
+        rows = np.empty((len(self.pairs), len(KNOBS)))
+        rows[:, _I_PAIR] = self.pairs
+        rows[:, _I_LINKS] = self.links_max
+        rows[:, _I_CAP] = 1.0                   # capacity does not enter latency or period
+        step = max(1, BLOCK_ELEMS // len(self.terms))
+        return np.concatenate([_cost(self.ctx, self.obj, self.terms, rows[s:s + step])[0]
+                               for s in range(0, len(rows), step)])
 
     def for_rows(self, rows: np.ndarray, fit: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """(pair index per row, LB of those pairs on the configs ``fit``, LB evaluations spent)."""
         spent = 0
         if self._lb is None:
-            self._lb = _lower_bounds(self.ctx, self.obj, self.sub_max, self.pairs, self.links_max)
+            self._lb = self._compute()
             spent = self._lb.size
         used, local = np.unique(self.pair_of[rows], return_inverse=True)
-        cols = np.searchsorted(self.fit_max, fit)
-        return local.ravel(), self._lb[np.ix_(used, cols)], spent
+        return local.ravel(), self._lb[np.ix_(used, fit)], spent
 
 
 class _Group:
-    """One (topology, capacity) group: shortlist, and the exact pick per candidate."""
+    """One (topology, capacity) group: shortlist, and the exact pick per candidate. Configs are
+    addressed by their position in ``fit`` (indices into the topology's ``terms``)."""
 
-    def __init__(self, ctx: SweepContext, obj: Objective, sub, knobs: np.ndarray, bounds: _Bounds,
-                 rows: np.ndarray, fit: np.ndarray):
-        self.ctx, self.obj, self.sub, self.knobs = ctx, obj, sub, knobs
+    def __init__(self, ctx: SweepContext, obj: Objective, terms, fit: np.ndarray, knobs: np.ndarray,
+                 bounds: _Bounds, rows: np.ndarray):
+        self.ctx, self.obj, self.terms, self.fit, self.knobs = ctx, obj, terms, fit, knobs
         self.k = ctx.top_k
-        self.pes, self.mem = sub.par.pes, sub.mem_bytes
+        self.pes, self.mem = terms.par.pes[fit], terms.mem_bytes[fit]
         self.K = max(K_SHORTLIST, self.k)
         self.n_costed = 0
-        if len(sub) <= self.K:          # small space: the shortlist is everything
-            self.short, self.short_terms = np.arange(len(sub)), sub
-            return
-        self.pair_of, self.lb, self.n_costed = bounds.for_rows(rows, fit)
-        self.short = np.unique(np.argpartition(self.lb, self.K - 1, axis=1)[:, :self.K])
-        self.lb_sorted = np.sort(self.lb, axis=1)
-        self.short_terms = sub.take(self.short)
+        if len(fit) <= self.K:          # small space: the shortlist is everything
+            self.short = np.arange(len(fit))
+        else:
+            self.pair_of, self.lb, self.n_costed = bounds.for_rows(rows, fit)
+            self.short = np.unique(np.argpartition(self.lb, self.K - 1, axis=1)[:, :self.K])
+            self.lb_sorted = np.sort(self.lb, axis=1)
+        self.short_terms = terms.take(fit[self.short])
 
     def _pick(self, rows: np.ndarray, cols: np.ndarray, terms) -> tuple:
-        """Cost ``rows`` on configs ``cols`` (sorted indices into the group), keep the best."""
+        """Cost ``rows`` on configs ``cols`` (sorted positions in ``fit``), keep the best."""
         sc, lat, per = _cost(self.ctx, self.obj, terms, self.knobs[rows])
         self.n_costed += sc.size
         top = _rank(sc, lat, self.pes[cols], self.mem[cols], self.k)
@@ -217,7 +213,7 @@ class _Group:
             at = self.pair_of[rows] == p
             extra = np.argsort(self.lb[p], kind="stable")[:int(count[at].max())]
             cols = np.union1d(self.short, extra)
-            out.append(self._pick(rows[at], cols, self.sub.take(cols))[1])
+            out.append(self._pick(rows[at], cols, self.terms.take(self.fit[cols]))[1])
         return out
 
     def search(self, progress: Callable[[int], None] | None) -> list[tuple]:
@@ -227,7 +223,7 @@ class _Group:
         for s in range(0, n, step):
             rows = np.arange(s, min(n, s + step))
             sc, picked = self._pick(rows, self.short, self.short_terms)
-            if m == len(self.sub):
+            if m == len(self.fit):
                 parts.append(picked)
             else:
                 count = self._needs_more(rows, sc)
@@ -271,27 +267,26 @@ def search_slice(ctx: SweepContext, knob_rows: np.ndarray, topo_rows: np.ndarray
         in_topo = np.flatnonzero(topo_of == t)
         knobs_t = knob_rows if len(topos) == 1 else knob_rows[in_topo]
         hw = topology_hw(ctx.base_hw, tuple(int(x) for x in topo))
-        space, _ = static_terms(ctx.model, hw, ctx.wl)
-        caps = np.unique(knobs_t[:, _I_CAP])
-        bounds = _Bounds(ctx, obj, knobs_t, *fitting_terms(ctx.model, hw, ctx.wl, float(caps[-1])))
-        for cap in caps:
+        space, terms = static_terms(ctx.model, hw, ctx.wl)
+        bounds = _Bounds(ctx, obj, knobs_t, terms)
+        for cap in np.unique(knobs_t[:, _I_CAP]):
             at = np.flatnonzero(knobs_t[:, _I_CAP] == cap)
-            fit, sub = fitting_terms(ctx.model, hw, ctx.wl, float(cap))
+            fit = fitting(ctx.model, hw, ctx.wl, float(cap))
             n_fit += len(fit) * len(at)
-            if sub is None:
+            if not len(fit):
                 if progress:
                     progress(len(at))
                 continue
             if ctx.keep == "all":
-                parts, c = _all_pairs(ctx, obj, sub, knobs_t[at], progress)
+                parts, c = _all_pairs(ctx, obj, terms.take(fit), knobs_t[at], progress)
             else:
-                group = _Group(ctx, obj, sub, knobs_t[at], bounds, at, fit)
+                group = _Group(ctx, obj, terms, fit, knobs_t[at], bounds, at)
                 parts, c = group.search(progress), group.n_costed
             costed += c
             for r, cfg, lat, per in parts:
                 conf = fit[cfg]
                 for lst, arr in zip(cols, (in_topo[at[r]], conf, space.pes[conf], lat, per,
-                                           sub.mem_bytes[cfg])):
+                                           terms.mem_bytes[conf])):
                     lst.append(arr)
     cat = [np.concatenate(c) if c else np.empty(0) for c in cols]
     return SliceResult(cand=cat[0].astype(np.int64), config=cat[1].astype(np.int64),
@@ -301,16 +296,25 @@ def search_slice(ctx: SweepContext, knob_rows: np.ndarray, topo_rows: np.ndarray
 
 def search_range(ctx: SweepContext, axes: list[list], start: int, stop: int,
                  progress: Callable[[int], None] | None = None) -> SliceResult:
-    """Candidates ``start``..``stop`` of the grid ``axes``, generated and searched
-    ``CHUNK_CANDIDATES`` at a time (memory stays proportional to the kept pairs); ``cand`` is
-    the grid position."""
+    """Candidates ``start``..``stop`` of the grid ``axes``: topology by topology (the system-size
+    axes vary fastest, so a topology's candidates are every ``n_topo``-th position), generated
+    and searched ``CHUNK_CANDIDATES`` at a time; ``cand`` is the grid position."""
+    n_topo = grid_size(axes[len(KNOBS):])
     parts = []
-    for a in range(start, stop, CHUNK_CANDIDATES):
-        b = min(stop, a + CHUNK_CANDIDATES)
-        res = search_slice(ctx, *rows_at(axes, np.arange(a, b)), progress)
-        res.cand += a
-        parts.append(res)
-    return SliceResult.concat(parts)
+    for t in range(n_topo):
+        idx_t = np.arange(start + (t - start) % n_topo, stop, n_topo)
+        for a in range(0, len(idx_t), CHUNK_CANDIDATES):
+            idx = idx_t[a:a + CHUNK_CANDIDATES]
+            res = search_slice(ctx, *rows_at(axes, idx), progress)
+            res.cand = idx[res.cand]
+            parts.append(res)
+    return SliceResult.concat(parts) if parts else SliceResult.concat([_empty()])
+
+
+def _empty() -> SliceResult:
+    z = np.empty(0)
+    return SliceResult(cand=z.astype(np.int64), config=z.astype(np.int64), pes=z.astype(np.int64),
+                       latency_ns=z, period_ns=z, mem_bytes=z, n_fit=0, n_costed=0)
 
 
 def run_range(ctx: SweepContext, axes: list[list], start: int, stop: int) -> SliceResult:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 from ..hardware import KNOBS, HardwareSpec
 from ..hardware_presets import GENERIC_SIP
@@ -101,5 +101,3 @@ class JointScore:
                 "tokens_per_j": self.tokens_per_j, "objective_value": self.objective_value}
 
 
-def field_names(cls) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
