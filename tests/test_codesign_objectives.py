@@ -204,3 +204,25 @@ def test_two_stage_keeps_the_autosuggest_policy_and_reports_the_objective(llama7
     s = r.best
     assert s.objective_value == pytest.approx(s.tokens_per_s / s.system_power_w, rel=1e-12)
     assert s.cost_score == pytest.approx(6.0) and set(s.hw.knobs()) == set(KNOBS)
+
+
+def test_cli_prints_the_answer_first(capsys, tmp_path):
+    from infersim.cli import main
+    import json
+
+    args = ["codesign", "--model", "Llama 3.1 8B", "--s-kv", "8192", "--batch", "16",
+            "--objective", "throughput_per_pe"]
+    assert main(args) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip()]
+    assert lines[0].startswith("Answer: ") and "tok/s" in lines[0] and "capex" in lines[0]
+    assert any(ln.startswith("Limited by memory") and "next lever: double bw_hbm_gbs" in ln
+               for ln in lines[1:4])
+    out = tmp_path / "pairs.csv"
+    assert main(args + ["--json", "--csv", str(out), "--design-point", "base", "--target", "2000"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert next(iter(doc)) == "answer"
+    assert doc["answer"]["tokens_per_s_per_pe"] == pytest.approx(doc["best"]["tokens_per_s_per_pe"])
+    assert doc["design_point"]["bw_hbm_gbs"] == GENERIC_SIP.bw_hbm_gbs
+    assert doc["what_it_takes"]["target_value"] == 2000
+    assert len(doc["sensitivity"]) == 6 and len(doc["pareto_usd"]) >= 1
+    assert len(out.read_text().splitlines()) == 65

@@ -128,11 +128,13 @@ def _print_pareto(res) -> None:
 
     t = Table(title=f"Pareto frontier: {res.objective} vs system cost ($) ({len(res.pareto_usd_scores)} "
                     f"points; on {res.objective} vs cost_score: {len(res.pareto_scores)} points)")
-    for col in (res.objective, "latency", "tok/s", "capex", "power", "cost_score", *SHORT.values(),
+    lead = () if res.objective == "latency" else (res.objective,)
+    for col in (*lead, "latency", "tok/s", "capex", "power", "cost_score", *SHORT.values(),
                 "parallelism", "PEs"):
         t.add_column(col, justify="right")
     for s in res.pareto_usd_scores:
-        t.add_row(fmt_value(res.objective, s.objective_value), fmt_ns(s.total_latency_ns),
+        value = () if res.objective == "latency" else (fmt_value(res.objective, s.objective_value),)
+        t.add_row(*value, fmt_ns(s.total_latency_ns),
                   f"{s.tokens_per_s:,.0f}", fmt_usd(s.system_cost_usd), f"{s.system_power_w / 1e3:,.1f} kW",
                   f"{s.cost_score:.2f}", *(f"{getattr(s.hw, k):g}" for k in KNOBS),
                   f"{s.par.describe()} {s.par.kv_shard_mode}/{s.par.ffn_shard_scope}", str(s.pes))

@@ -5,6 +5,7 @@ from rich.table import Table
 
 from ..errors import InferSimError
 from ..hardware_presets import get_hardware
+from ..objectives import OBJECTIVES
 from .common import (
     add_hw_args,
     add_model_args,
@@ -28,7 +29,8 @@ def add_parser(sub) -> None:
     add_workload_args(p)
     p.add_argument("--top", type=int, default=20)
     p.add_argument("--objective", default="latency",
-                   help="latency | throughput | throughput_per_pe")
+                   help=" | ".join(OBJECTIVES) + " (on one hardware the $ and W objectives "
+                        "rank like throughput_per_pe)")
     p.add_argument("--csv", help="write every fitting config, ranked, to this CSV file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)

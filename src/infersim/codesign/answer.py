@@ -56,9 +56,13 @@ def answer_lines(ans: dict) -> tuple[str, str]:
              f"({ans['tokens_per_s_per_pe']:,.1f}/PE); {fmt_usd(ans['system_cost_usd'])} capex, "
              f"{ans['system_power_w'] / 1e3:,.2f} kW, ${ans['tco_usd_per_h']:,.2f}/h{mtok}")
     lever = ans["next_lever"]
-    nxt = ("no single knob doubled gains more than 0.5%" if lever is None else
-           f"next lever: double {lever['knob']} ({100 * lever['gain']:+.1f}% "
-           f"{get_objective(ans['objective']).label}, elasticity {lever['elasticity']:.2f}, "
-           f"{lever['capex_usd_per_pe']:+,.0f} $ per PE)")
+    if lever is not None:
+        obj = get_objective(ans["objective"])
+        gain = (f"{100 * (1 - 1 / (1 + lever['gain'])):.1f}% lower latency" if not obj.maximise
+                else f"{100 * lever['gain']:+.1f}% {obj.label}")
+        nxt = (f"next lever: double {lever['knob']} ({gain}, elasticity {lever['elasticity']:.2f}, "
+               f"{lever['capex_usd_per_pe']:+,.0f} $ per PE)")
+    else:
+        nxt = "no single knob doubled gains more than 0.5%"
     second = f"Limited by {ans['bound']} ({100 * ans['bound_share']:.0f}% of the step); {nxt}"
     return first, second
