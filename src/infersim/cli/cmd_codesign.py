@@ -111,8 +111,8 @@ def run(args) -> int:
         emit_json(_summary(args, model, base, res, ans))
         return 0
     first, second = answer_lines(ans)
-    console.print(first.replace("Answer:", "[bold]Answer:[/]", 1), highlight=False)
-    console.print(second, highlight=False)
+    console.print(first.replace("Answer:", "[bold]Answer:[/]", 1), highlight=False, soft_wrap=True)
+    console.print(second, highlight=False, soft_wrap=True)
     console.print(f"Co-design {model.name}, {args.mode} s_kv={args.s_kv} batch={args.batch}, depth "
                   f"{args.depth}, objective {obj.name}: {res.n_hardware:,} hardware x {res.n_parallel:,} "
                   f"parallelism configs, {res.total_joint:,} fitting pairs searched in {res.elapsed_s:.2f} s "
