@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infersim import InferSimError, Workload
 from infersim.auto_explore import OBJECTIVES as EXPLORE_OBJECTIVES
@@ -226,3 +228,26 @@ def test_cli_prints_the_answer_first(capsys, tmp_path):
     assert doc["what_it_takes"]["target_value"] == 2000
     assert len(doc["sensitivity"]) == 6 and len(doc["pareto_usd"]) >= 1
     assert len(out.read_text().splitlines()) == 65
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_pruned_search_equals_brute_force_on_random_grids(data):
+    model = PRESETS[data.draw(st.sampled_from(["Llama 3.1 8B", "Mixtral 8x7B", "DeepSeek-V3"]))].model
+    knobs = data.draw(st.lists(st.sampled_from(KNOBS), min_size=1, max_size=3, unique=True))
+    grid = {k: data.draw(st.lists(st.sampled_from([0.25, 0.5, 1.0, 3.0]), min_size=1, max_size=3,
+                                  unique=True).map(lambda ms, k=k: [GENERIC_SIP.knobs()[k] * m for m in ms]))
+            for k in knobs}
+    if data.draw(st.booleans()):
+        grid["n_sips"] = [1, 2]
+    kw = dict(s_kv=data.draw(st.sampled_from([2048, 16384])), batch=data.draw(st.sampled_from([1, 4])),
+              mode=data.draw(st.sampled_from(["decode", "prefill"])))
+    name = data.draw(st.sampled_from(ALL))
+    try:
+        fast = joint_explore(model, depth="custom", custom=grid, objective=name, sensitivity=False, **kw)
+    except InferSimError as exc:
+        assert "impossible sweep" in str(exc)
+        return
+    full = joint_explore(model, depth="custom", custom=grid, objective=name, sensitivity=False,
+                         keep="all", **kw)
+    assert first_per_candidate(fast) == first_per_candidate(full)
