@@ -27,6 +27,7 @@ test: $(STAMP) browser
 bench: $(STAMP)
 	$(PY) bench/bench_explore.py
 	$(PY) bench/bench_codesign.py
+	$(PY) bench/bench_sweep_scale.py
 
 ui: $(STAMP)
 	$(VENV)/bin/infersim ui

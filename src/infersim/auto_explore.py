@@ -9,9 +9,12 @@ knob-dependent evaluation; the survivors are ranked by the objective:
                          lowest first;
 * ``throughput``         steady-state tokens/s of the whole workload batch = batch·T / period,
                          highest first (pipeline micro-batches raise it without changing latency);
-* ``throughput_per_pe``  tokens/s divided by the PEs the config uses, highest first.
+* ``throughput_per_pe``  tokens/s divided by the PEs the config uses, highest first;
+* ``tok_s_per_usd``, ``tok_s_per_w``  tokens per dollar / per joule: on one hardware the cost
+                         and power per PE are constant, so they rank like ``throughput_per_pe``.
 
-Ties are broken by fewer PEs, then lower memory per PE.
+The objectives live in one registry (:mod:`infersim.objectives`). Ties are broken by lower
+latency, fewer PEs, then lower memory per PE.
 """
 from __future__ import annotations
 
@@ -25,13 +28,14 @@ from . import cost
 from .errors import InferSimError, choice
 from .hardware import HardwareSpec
 from .model import ModelSpec
+from .objectives import OBJECTIVES as _REGISTRY
 from .parallel import ParArrays, Parallelism
 from .runtime import get_runtime
 from .simulate import SimResult, simulate
 from .space import SpaceCounts, parallelism_space
 from .workload import Workload
 
-OBJECTIVES = ("latency", "throughput", "throughput_per_pe")
+OBJECTIVES = tuple(_REGISTRY.names())
 CHUNK = 16384   # configs per vectorized call: fits the temporaries in cache (measured best of 1K-64K)
 
 
@@ -111,11 +115,11 @@ class ExploreResult:
 def objective_score(objective: str, latency_ns: np.ndarray, pes: np.ndarray,
                     period_ns: np.ndarray | None = None) -> np.ndarray:
     """Lower is better for every objective (throughputs enter negated); throughput is one batch
-    per period (the latency when no period is given)."""
-    if objective == "latency":
-        return latency_ns
-    thr = 1.0 / (latency_ns if period_ns is None else period_ns)
-    return -(thr / pes if objective == "throughput_per_pe" else thr)
+    per period (the latency when no period is given). The formula is the objective's
+    ``config_score`` (:mod:`infersim.objectives`)."""
+    choice("objective", objective, OBJECTIVES)
+    return _REGISTRY[objective].config_score(latency_ns, latency_ns if period_ns is None else period_ns,
+                                             pes)
 
 
 def rank_order(objective: str, latency_ns, pes, mem, period_ns=None) -> np.ndarray:
@@ -127,6 +131,8 @@ def evaluate_space(model: ModelSpec, hw: HardwareSpec, wl: Workload, chunk: int 
                    progress: Callable[[int, int], None] | None = None, runtime=None):
     """Every valid config: (configs, latency_ns and period_ns with NaN where memory does not
     fit, mem, counts)."""
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise InferSimError(f"chunk must be an integer >= 1 (configs per vectorized call), got {chunk!r}")
     space, counts = parallelism_space(model, hw, wl)
     n = len(space)
     lat, period = np.full(n, np.nan), np.full(n, np.nan)

@@ -1,101 +1,66 @@
-"""Hardware co-design: sweep the six hardware knobs, search the FULL parallelism space for each
-candidate, and report every fitting pair, the latency-vs-cost Pareto frontier and a per-knob
-sensitivity ranking.
+"""Hardware co-design: sweep the six hardware knobs (and, in custom grids, the system size),
+search the FULL parallelism space of every candidate under one objective, and report every kept
+pair, the Pareto frontiers, the answer, sensitivity at a design point and "what it takes".
+
+One objective (:mod:`infersim.objectives`: latency, throughput, throughput_per_pe,
+tok_s_per_usd, tok_s_per_w) drives everything: each candidate's pick, the order of
+``all_scores`` (so ``best``), the performance axis of both frontiers, and the sensitivity
+re-search.
 
 How the sweep stays fast and small:
 
-* The parallelism space depends on the topology only, so it is built once, and the
-  knob-independent cost terms (:func:`infersim.cost.prepare`) are computed once for all
-  candidates.
-* Candidates are grouped by HBM capacity: the memory-fit mask is computed once per capacity and
-  only fitting configs are evaluated (cheap rejection before the full cost).
-* The knob-dependent stage evaluates blocks of candidates × configs as 2-D arrays of at most
-  ``BLOCK_ELEMS`` elements (8 MB per float array), keeping per candidate only the ``top_k`` best
-  pairs (``keep="best"`` / ``"topk"``) or, on request, every fitting pair (``keep="all"``).
-* The Pareto frontier on (latency ↓, cost_score ↓) only ever contains a candidate's fastest pair
-  (its other pairs have the same cost and are slower), so it is computed exactly from the
-  per-candidate bests in O(n log n).
-* ``executor``: any ``concurrent.futures.Executor``-compatible object (``submit(fn, *args)``
-  returning futures with ``result()``), e.g. a Dask ``distributed.Client``, receives slices of
-  the candidate list; results are merged in candidate order, so they equal the single-process ones.
+* Candidates are flat arrays (:mod:`.codesign.grid`), capped at ``max_candidates`` (default
+  250,000; raise it explicitly).
+* Per topology the parallelism space and the knob-independent terms are built once per process
+  (cached), per HBM capacity only fitting configs are kept, and each candidate's pick comes from
+  an exact bound-pruned search that costs a few dozen configs instead of all of them
+  (:mod:`.codesign.search`); ``keep="all"`` costs every fitting pair.
+* Slices return flat arrays assembled with NumPy (:mod:`.codesign.results`); ``all_scores`` is a
+  lazy sequence of :class:`JointScore` over them.
+* ``progress(done, total)`` is called after every block of candidates (locally) or every slice
+  (executor). ``executor``: any object with ``submit(fn, *args)`` returning futures with
+  ``result()`` (a ``concurrent.futures`` executor, a Dask ``distributed.Client``); results are
+  identical to the local ones.
 
-``cost_score = Σ knob / _HW_KNOB_DEFAULTS[knob]`` (6.0 at the defaults) is a capability score,
-not dollars.
+Cost: ``cost_score = Σ knob / _HW_KNOB_DEFAULTS[knob]`` (6.0 at the defaults) is the seed's
+per-PE capability score; ``JointScore.system_cost_usd`` / ``system_power_w`` are the dollars and
+watts of the PEs a pair uses (:mod:`infersim.economics`). ``pareto_scores`` is the frontier on
+(objective, cost_score), ``pareto_usd_scores`` on (objective, system_cost_usd).
 """
 from __future__ import annotations
 
 import itertools
-import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from . import cost
-from .auto_explore import OBJECTIVES, evaluate_space, objective_score, rank_order
 from .autosuggest import autosuggest
+from .codesign.answer import answer as _answer
+from .codesign.grid import DEPTHS, MAX_CANDIDATES, check_cap, grid_axes, grid_rows, grid_size, rows_at
+from .codesign.results import ScoreList, assemble, frontiers
+from .codesign.search import (BLOCK_ELEMS, SliceResult, SweepContext, run_range, search_range,
+                              static_terms, topology_hw)
+from .codesign.sensitivity import (Requirement, SensitivityRow, default_target, sensitivity as
+                                   _sensitivity, what_it_takes)
+from .codesign.types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
+from .economics import Economics
 from .errors import InferSimError, choice, require
 from .hardware import KNOBS, HardwareSpec
 from .hardware_presets import GENERIC_SIP
 from .model import ModelSpec
-from .parallel import Parallelism
-from .pareto import pareto_front
+from .objectives import get_objective
+from .parallel import FIELDS, ParArrays
 from .runtime import get_runtime
 from .space import parallelism_space
 from .workload import Workload
 
-_HW_KNOB_DEFAULTS: dict[str, float] = GENERIC_SIP.knobs()
-DEPTHS = ("two_stage", "balanced", "coarse", "custom")
+__all__ = ["HardwareCandidate", "JointScore", "JointResult", "SensitivityRow", "Requirement",
+           "_HW_KNOB_DEFAULTS", "enumerate_hardware", "joint_explore", "DEPTHS", "KEEP",
+           "MAX_CANDIDATES", "BLOCK_ELEMS"]
+
 KEEP = ("best", "topk", "all")
-BLOCK_ELEMS = 1 << 20
-_MULTIPLIERS = {"two_stage": (1.0,), "balanced": (1.0, 2.0), "coarse": (0.5, 1.0, 2.0)}
-
-
-@dataclass(frozen=True)
-class HardwareCandidate:
-    pe_hbm_gb: float
-    bw_hbm_gbs: float
-    peak_tflops_f16: float
-    bw_intra_gbs: float
-    bw_inter_gbs: float
-    bw_intersip_gbs: float
-
-    @property
-    def cost_score(self) -> float:
-        return sum(getattr(self, k) / _HW_KNOB_DEFAULTS[k] for k in KNOBS)
-
-    def knobs(self) -> dict[str, float]:
-        return {k: getattr(self, k) for k in KNOBS}
-
-    def to_hardware(self, base: HardwareSpec) -> HardwareSpec:
-        return base.with_knobs(**self.knobs())
-
-    def doubled(self, knob: str) -> "HardwareCandidate":
-        return HardwareCandidate(**{**self.knobs(), knob: 2 * getattr(self, knob)})
-
-
-@dataclass(frozen=True)
-class JointScore:
-    hw: HardwareCandidate
-    par: Parallelism
-    total_latency_ns: float
-    cost_score: float
-    mem_per_pe_bytes: float
-    pes: int
-
-    def to_dict(self) -> dict:
-        return {**{f"hw_{k}": v for k, v in self.hw.knobs().items()}, **self.par.to_dict(),
-                "pes": self.pes, "total_latency_ms": self.total_latency_ns / 1e6,
-                "cost_score": self.cost_score, "mem_per_pe_gb": self.mem_per_pe_bytes / 1e9}
-
-
-@dataclass(frozen=True)
-class SensitivityRow:
-    knob: str
-    baseline_latency_ns: float
-    doubled_latency_ns: float
-    rel_speedup: float
 
 
 @dataclass(frozen=True)
@@ -105,101 +70,147 @@ class JointResult:
     depth: str
     objective: str
     n_hardware: int
-    n_parallel: int            # valid parallelism configs searched per candidate
-    n_evals: int               # (candidate, config) pairs costed (after the memory pruning)
-    total_joint: int           # pairs that fit
-    all_scores: list[JointScore]
+    n_parallel: int            # valid parallelism configs per candidate (largest topology)
+    n_evals: int               # (candidate, config) pairs actually costed
+    total_joint: int           # pairs that fit (all of them were searched)
+    all_scores: Sequence[JointScore]
     pareto_scores: list[JointScore]
     sensitivity: list[SensitivityRow]
     elapsed_s: float
     sensitivity_s: float
+    pareto_usd_scores: list[JointScore] = field(default_factory=list)
+    requirements: list[Requirement] = field(default_factory=list)
+    design_point: HardwareCandidate | None = None
+    design_value: float = float("nan")
+    target_value: float = float("nan")
+    economics: Economics = field(default_factory=Economics)
+    context: SweepContext | None = field(default=None, repr=False, compare=False)
 
     @property
     def best(self) -> JointScore:
         return self.all_scores[0]
 
+    def answer(self) -> dict:
+        """The recommendation: hardware, parallelism, performance, $ and W, the bound and the
+        next knob to buy (see :mod:`infersim.codesign.answer`)."""
+        return _answer(self)
+
 
 # ----- enumeration ------------------------------------------------------------------------------
 def enumerate_hardware(depth: str = "balanced", custom: Mapping[str, Sequence[float]] | None = None,
-                       base: Mapping[str, float] | None = None) -> list[HardwareCandidate]:
+                       base: Mapping[str, float] | None = None,
+                       max_candidates: int | None = None) -> list[HardwareCandidate]:
     """Candidates for a depth: two_stage 1, balanced 2^6 = 64 (1x, 2x per knob), coarse 3^6 = 729
-    (0.5x, 1x, 2x). ``custom`` maps knobs to explicit value lists (absent knobs stay at the base)."""
-    choice("depth", depth, DEPTHS)
+    (0.5x, 1x, 2x). ``custom`` maps knobs (the six, plus ``pes_per_cube``, ``cubes_per_sip``,
+    ``n_sips``) to value lists; absent knobs stay at the base."""
     base = dict(_HW_KNOB_DEFAULTS if base is None else base)
-    if depth == "custom":
-        require(custom is not None and len(custom) > 0,
-                f"depth 'custom' needs a grid: a value list for some of {', '.join(KNOBS)}")
-        unknown = set(custom) - set(KNOBS)
-        require(not unknown, f"unknown knobs {sorted(unknown)}; valid: {', '.join(KNOBS)}")
-        axes = []
-        for k in KNOBS:
-            vals = list(custom.get(k, [base[k]]))
-            require(len(vals) > 0, f"empty value list for {k}: the sweep would have no candidates")
-            for v in vals:
-                require(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                        and v > 0, f"{k} values must be positive numbers, got {v!r}")
-            axes.append(sorted(set(float(v) for v in vals)))
-    else:
-        require(custom is None, "a custom grid needs depth='custom'")
-        axes = [[m * base[k] for m in _MULTIPLIERS[depth]] for k in KNOBS]
-    return [HardwareCandidate(*vals) for vals in itertools.product(*axes)]
+    base_topo = tuple(getattr(GENERIC_SIP, k) for k in TOPOLOGY_KNOBS)
+    axes = grid_axes(depth, custom, base, base_topo)
+    check_cap(grid_size(axes), max_candidates)
+    knob_rows, topo_rows = grid_rows(axes)
+    named = _named_topology(depth, custom)
+    return [HardwareCandidate(*map(float, k), **{n: int(t[i]) for i, n in enumerate(TOPOLOGY_KNOBS)
+                                                  if n in named})
+            for k, t in zip(knob_rows, topo_rows)]
 
 
-# ----- the sweep worker (module level so executors can pickle it) --------------------------------
-def _sweep_slice(model: ModelSpec, base_hw: HardwareSpec, wl: Workload, knob_rows: np.ndarray,
-                 objective: str, keep: str, top_k: int, runtime=None):
-    """Evaluate candidates ``knob_rows`` (H × 6) over the full space. Returns per candidate the
-    kept (config index, latency, mem) arrays, best first, and the number of fitting configs."""
-    space, _ = parallelism_space(model, base_hw, wl)
-    terms = cost.prepare(model, base_hw, space, wl)
-    pes = space.pes.astype(float)
-    H = len(knob_rows)
-    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = [None] * H  # type: ignore[list-item]
-    n_fit = np.zeros(H, dtype=np.int64)
-    i_hbm = KNOBS.index("pe_hbm_gb")
-    for cap in np.unique(knob_rows[:, i_hbm]):
-        rows = np.flatnonzero(knob_rows[:, i_hbm] == cap)
-        fit = np.flatnonzero(terms.fits(float(cap)))
-        n_fit[rows] = len(fit)
-        if not len(fit):
-            for r in rows:
-                kept[r] = (np.empty(0, np.int64), np.empty(0), np.empty(0))
-            continue
-        sub = terms.take(fit)
-        block = max(1, BLOCK_ELEMS // len(fit))
-        for s in range(0, len(rows), block):
-            rb = rows[s:s + block]
-            knobs = {k: knob_rows[rb, j][:, None] for j, k in enumerate(KNOBS)}
-            res = cost.evaluate(sub, knobs, runtime=runtime, breakdown=False)
-            lat = np.broadcast_to(res["total_ns"], (len(rb), len(fit)))
-            per = np.broadcast_to(res["period_ns"], (len(rb), len(fit)))
-            for i, r in enumerate(rb):
-                row, prow = lat[i], per[i]
-                if keep == "all":
-                    sel = np.arange(len(fit))
-                else:
-                    k = min(top_k, len(fit))
-                    # rank fully only the shortlist: argpartition on the objective, then sort
-                    score = objective_score(objective, row, pes[fit], prow)
-                    sel = np.argpartition(score, k - 1)[:k] if k < len(fit) else np.arange(len(fit))
-                sel = sel[rank_order(objective, row[sel], pes[fit][sel], sub.mem_bytes[sel], prow[sel])]
-                kept[r] = (fit[sel], row[sel].copy(), sub.mem_bytes[sel].copy())
-    return kept, n_fit
+def _named_topology(depth: str, custom) -> tuple[str, ...]:
+    return tuple(k for k in TOPOLOGY_KNOBS if depth == "custom" and custom and k in custom)
 
 
-def _search_policy(model, hw: HardwareSpec, wl: Workload, depth: str, runtime=None):
-    """(latency, Parallelism) of the config the depth's policy picks on ``hw``, or None."""
-    if depth == "two_stage":
-        try:
-            s = autosuggest(model, hw, wl, runtime)
-        except InferSimError:
-            return None
-        return s.result.total_latency_ns, s.par
-    space, lat, _, _, _ = evaluate_space(model, hw, wl, runtime=runtime)
-    if np.all(np.isnan(lat)):
-        return None
-    i = int(np.nanargmin(lat))
-    return float(lat[i]), space.config(i)
+# ----- argument checks --------------------------------------------------------------------------
+def _int_arg(name: str, value, allow_none: bool = False) -> None:
+    if allow_none and value is None:
+        return
+    require(isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1,
+            f"{name} must be an integer >= 1, got {value!r}")
+
+
+def _check_args(objective, keep, top_k, executor, n_slices, progress, economics) -> None:
+    get_objective(objective)
+    choice("keep", keep, KEEP)
+    _int_arg("top_k", top_k)
+    _int_arg("n_slices", n_slices, allow_none=True)
+    require(executor is None or callable(getattr(executor, "submit", None)),
+            f"executor must be None or an object with submit(fn, *args) (a concurrent.futures "
+            f"executor or a distributed.Client), got {executor!r}")
+    require(progress is None or callable(progress), f"progress must be callable(done, total), got {progress!r}")
+    require(economics is None or isinstance(economics, Economics),
+            f"economics must be an infersim.economics.Economics, got {economics!r}")
+
+
+# ----- the sweep --------------------------------------------------------------------------------
+def _two_stage(ctx: SweepContext, axes) -> tuple[SliceResult, int]:
+    """The two_stage policy: autosuggest's pick on the single (base) candidate."""
+    knob_rows, topo_rows = rows_at(axes, [0])
+    hw = topology_hw(ctx.base_hw, tuple(int(x) for x in topo_rows[0])).with_knobs(
+        **dict(zip(KNOBS, map(float, knob_rows[0]))))
+    try:
+        s = autosuggest(ctx.model, hw, ctx.wl, ctx.runtime)
+    except InferSimError as exc:
+        raise InferSimError(f"impossible sweep: {exc}") from None
+    space, _ = static_terms(ctx.model, hw, ctx.wl)
+    one = ParArrays.from_configs([s.par], ctx.wl)
+    i = int(np.flatnonzero(np.all([getattr(space, f) == getattr(one, f)[0] for f in FIELDS], axis=0))[0])
+    r = s.result
+    arr = lambda v, t=float: np.array([v], dtype=t)  # noqa: E731
+    res = SliceResult(cand=arr(0, np.int64), config=arr(i, np.int64), pes=arr(r.pes_used, np.int64),
+                      latency_ns=arr(r.total_latency_ns), period_ns=arr(r.period_ns),
+                      mem_bytes=arr(r.mem_per_pe_bytes), n_fit=s.n_fitting, n_costed=0)
+    return res, parallelism_space(ctx.model, hw, ctx.wl)[1].valid
+
+
+def _run_local(ctx, axes, n, progress) -> list[SliceResult]:
+    done = [0]
+
+    def step(k: int) -> None:
+        done[0] += k
+        progress(done[0], n)
+    return [search_range(ctx, axes, 0, n, step if progress else None)]
+
+
+def _width(executor) -> int:
+    """Default slices for an executor: one per worker thread when it says how many (a Dask
+    ``Client.nthreads()``, a ``concurrent.futures`` pool's ``_max_workers``), else 8. Fewer,
+    larger slices pay the per-task overhead and the shortlist costs fewest times."""
+    try:
+        if callable(getattr(executor, "nthreads", None)):
+            return max(1, int(sum(executor.nthreads().values())))
+        return max(1, int(getattr(executor, "_max_workers")))
+    except Exception:        # noqa: BLE001 — any other executor: a fixed count
+        return 8
+
+
+def _run_executor(ctx, axes, n, executor, n_slices, progress) -> list[SliceResult]:
+    """Contiguous ranges of the grid (candidates of one HBM capacity stay together); each task
+    carries the axes and its range, and generates its candidates itself."""
+    bounds = np.linspace(0, n, min(n_slices, n) + 1).astype(int)
+    slices = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    futures = [executor.submit(run_range, ctx, axes, a, b) for a, b in slices]
+    out = []
+    for (_, b), fut in zip(slices, futures):
+        out.append(fut.result())
+        if progress:
+            progress(b, n)
+    return out
+
+
+def _design(design_point, best: JointScore, base_hw: HardwareSpec) -> HardwareCandidate:
+    """The design point: None/"best" (the best hardware found), "base", a HardwareCandidate, or a
+    mapping of knobs (the rest from the base hardware)."""
+    if design_point is None or (isinstance(design_point, str) and design_point == "best"):
+        return best.hw
+    if isinstance(design_point, str) and design_point == "base":
+        return HardwareCandidate(**base_hw.knobs())
+    if isinstance(design_point, HardwareCandidate):
+        return design_point
+    require(isinstance(design_point, Mapping),
+            f"design_point must be 'best', 'base', a HardwareCandidate or a knob mapping, got {design_point!r}")
+    axes = grid_axes("custom", {k: [v] for k, v in design_point.items()}, base_hw.knobs(),
+                     tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
+    vals = dict(zip(KNOBS + TOPOLOGY_KNOBS, (a[0] for a in axes)))
+    topo = {k: vals[k] for k in TOPOLOGY_KNOBS if k in design_point}
+    return HardwareCandidate(**{k: vals[k] for k in KNOBS}, **topo)
 
 
 def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", depth: str = "balanced",
@@ -207,98 +218,72 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
                   progress: Callable[[int, int], None] | None = None, *, s_q: int | None = None,
                   custom: Mapping[str, Sequence[float]] | None = None, keep: str = "best",
                   top_k: int = 1, executor=None, n_slices: int | None = None,
-                  sensitivity: bool = True, runtime=None) -> JointResult:
+                  sensitivity: bool = True, runtime=None, economics: Economics | None = None,
+                  design_point=None, target: float | None = None, target_gain: float = 2.0,
+                  max_candidates: int | None = None) -> JointResult:
     """Co-design sweep (see the module docstring).
 
     ``keep``: "best" (each candidate's best pair), "topk" (its ``top_k`` best) or "all" (every
-    fitting pair; memory grows with the grid). ``all_scores`` is sorted by latency."""
-    choice("objective", objective, OBJECTIVES)
-    choice("keep", keep, KEEP)
-    require(top_k >= 1, f"top_k must be >= 1, got {top_k}")
-    if keep == "best":
-        top_k = 1
+    fitting pair; memory grows with the grid). ``all_scores`` is sorted by the objective.
+    ``design_point`` (default: the best hardware) is where sensitivity and "what it takes" are
+    measured; ``target`` (objective units) or ``target_gain`` (default 2x better than the design
+    point) sets what "what it takes" must reach."""
+    _check_args(objective, keep, top_k, executor, n_slices, progress, economics)
+    require(isinstance(target_gain, (int, float)) and not isinstance(target_gain, bool) and target_gain > 0,
+            f"target_gain must be a number > 0, got {target_gain!r}")
+    obj = get_objective(objective)
+    econ = economics or Economics()
     t0 = time.perf_counter()
-    runtime = get_runtime(runtime)
     wl = Workload(mode=mode, s_kv=s_kv, batch=batch, s_q=s_q)
     base_hw = base_hw or GENERIC_SIP
-    base_knobs = base_hw.knobs()
-    cands = enumerate_hardware(depth, custom, base=base_knobs)
-    space, counts = parallelism_space(model, base_hw, wl)
-
-    scores: list[JointScore] = []
-    n_evals = total_joint = 0
+    require(isinstance(base_hw, HardwareSpec), f"base_hw must be a HardwareSpec, got {base_hw!r}")
+    axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
+    n = grid_size(axes)
+    check_cap(n, max_candidates)
+    ctx = SweepContext(model, base_hw, wl, objective, keep, 1 if keep == "best" else top_k,
+                       get_runtime(runtime))
     if depth == "two_stage":
-        try:
-            s = autosuggest(model, cands[0].to_hardware(base_hw), wl, runtime)
-        except InferSimError as exc:
-            raise InferSimError(f"impossible sweep: {exc}") from None
-        r = s.result
-        scores.append(JointScore(cands[0], s.par, r.total_latency_ns, cands[0].cost_score,
-                                 r.mem_per_pe_bytes, r.pes_used))
-        n_evals, total_joint = counts.valid, s.n_fitting
+        part, n_evals = _two_stage(ctx, axes)
+        parts = [part]
         if progress:
             progress(1, 1)
+    elif executor is None:
+        parts = _run_local(ctx, axes, n, progress)
     else:
-        knob_rows = np.array([[getattr(c, k) for k in KNOBS] for c in cands], dtype=float)
-        n_slices = n_slices or (8 if executor is not None else 1)
-        bounds = np.linspace(0, len(cands), min(n_slices, len(cands)) + 1).astype(int)
-        slices = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-        args = [(model, base_hw, wl, knob_rows[a:b], objective, keep, top_k, runtime)
-                for a, b in slices]
-        if executor is None:
-            results = []
-            for (_, b), arg in zip(slices, args):
-                results.append(_sweep_slice(*arg))
-                if progress:
-                    progress(b, len(cands))
-        else:
-            futures = [executor.submit(_sweep_slice, *arg) for arg in args]
-            results = []
-            for (_, b), fut in zip(slices, futures):
-                results.append(fut.result())
-                if progress:
-                    progress(b, len(cands))
-        for (a, _), (kept, n_fit) in zip(slices, results):
-            for j, (idx, lat, mem) in enumerate(kept):
-                c = cands[a + j]
-                cs = c.cost_score
-                for i, t, m in zip(idx.tolist(), lat.tolist(), mem.tolist()):
-                    p = space.config(i)
-                    scores.append(JointScore(c, p, t, cs, m, p.pes))
-            n_fit_sum = int(n_fit.sum())
-            total_joint += n_fit_sum
-            n_evals += n_fit_sum
-    if not scores:
+        parts = _run_executor(ctx, axes, n, executor, n_slices or _width(executor), progress)
+    total_joint = sum(r.n_fit for r in parts)
+    if depth != "two_stage":
+        n_evals = sum(r.n_costed for r in parts)
+    table = assemble(parts, axes, ctx, obj, econ)
+    del parts
+    topologies = itertools.product(*axes[len(KNOBS):])
+    n_par = max(parallelism_space(model, topology_hw(base_hw, t), wl)[1].valid for t in topologies)
+    if not len(table):
         raise InferSimError(
-            f"impossible sweep: no (hardware, parallelism) pair of {len(cands)} candidates x "
-            f"{counts.valid} configs fits {model.name} {mode} at s_kv={s_kv}, batch={batch}")
-    scores.sort(key=lambda s: (s.total_latency_ns, s.cost_score, s.pes))
-    # frontier from each candidate's fastest pair (the only pair of a candidate that can be on it)
-    fastest: dict[HardwareCandidate, int] = {}
-    for i, s in enumerate(scores):
-        fastest.setdefault(s.hw, i)
-    idx = np.fromiter(fastest.values(), dtype=np.int64)
-    lat = np.array([scores[i].total_latency_ns for i in idx])
-    cst = np.array([scores[i].cost_score for i in idx])
-    pareto = [scores[i] for i in idx[pareto_front(lat, cst)]]
+            f"impossible sweep: no (hardware, parallelism) pair of {n} candidates x "
+            f"{n_par} configs fits {model.name} {mode} at s_kv={s_kv}, batch={batch}")
+    scores = ScoreList(table, axes, _named_topology(depth, custom), ctx)
+    cap_idx, usd_idx = frontiers(table, obj)
     elapsed = time.perf_counter() - t0
 
     t1 = time.perf_counter()
-    sens = _sensitivity(model, base_hw, wl, scores[0], depth, runtime) if sensitivity else []
+    design = _design(design_point, scores[0], base_hw)
+    sens, reqs, d_val, tgt = [], [], float("nan"), float("nan")
+    if sensitivity:
+        sens, d_val, _ = _sensitivity(ctx, econ, design, depth == "two_stage")
+        tgt = default_target(obj, d_val, target_gain) if target is None else _target(target)
+        reqs = what_it_takes(ctx, econ, design, d_val, tgt, depth == "two_stage")
     return JointResult(model=model.name, workload=wl, depth=depth, objective=objective,
-                       n_hardware=len(cands), n_parallel=counts.valid, n_evals=n_evals,
-                       total_joint=total_joint, all_scores=scores, pareto_scores=pareto,
-                       sensitivity=sens, elapsed_s=elapsed, sensitivity_s=time.perf_counter() - t1)
+                       n_hardware=n, n_parallel=n_par, n_evals=int(n_evals),
+                       total_joint=total_joint, all_scores=scores,
+                       pareto_scores=[scores[int(i)] for i in cap_idx], sensitivity=sens,
+                       elapsed_s=elapsed, sensitivity_s=time.perf_counter() - t1,
+                       pareto_usd_scores=[scores[int(i)] for i in usd_idx], requirements=reqs,
+                       design_point=design, design_value=d_val, target_value=tgt, economics=econ,
+                       context=ctx)
 
 
-def _sensitivity(model, base_hw, wl, best: JointScore, depth: str, runtime=None) -> list[SensitivityRow]:
-    """Double each knob of the fastest hardware, re-search parallelism, compare latencies."""
-    base_lat = best.total_latency_ns
-    rows = []
-    for knob in KNOBS:
-        hw2 = best.hw.doubled(knob).to_hardware(base_hw)
-        found = _search_policy(model, hw2, wl, depth, runtime)
-        new = base_lat if found is None else found[0]
-        rows.append(SensitivityRow(knob, base_lat, new, base_lat / new - 1.0))
-    rows.sort(key=lambda r: -r.rel_speedup)
-    return rows
+def _target(target) -> float:
+    require(isinstance(target, (int, float, np.floating, np.integer)) and not isinstance(target, bool)
+            and np.isfinite(target) and target > 0, f"target must be a positive number, got {target!r}")
+    return float(target)

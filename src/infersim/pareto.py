@@ -1,4 +1,4 @@
-"""2-D Pareto frontier (both objectives minimised) in O(n log n)."""
+"""2-D Pareto frontier (both objectives minimised) in O(n log n), vectorised."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,19 +8,18 @@ def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Indices of the points not dominated on (x ↓, y ↓), ordered by increasing x.
 
     A point is dominated when another is no worse on both and better on one. Sort by x, then y;
-    sweep keeping each point whose y is strictly below every y seen so far: O(n log n) for the sort,
-    O(n) for the sweep. Exact duplicates are all kept (none dominates the other)."""
+    a point is kept when its y is strictly below every y before it (a running minimum), and
+    exact duplicates of a kept point are all kept (none dominates the other): O(n log n) for
+    the sort, O(n) NumPy passes for the sweep."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     order = np.lexsort((y, x))
-    keep = []
-    best_y = np.inf
-    last = None
-    for i in order:
-        if y[i] < best_y:
-            keep.append(i)
-            best_y = y[i]
-            last = (x[i], y[i])
-        elif last is not None and (x[i], y[i]) == last:
-            keep.append(i)
-    return np.asarray(keep, dtype=np.int64)
+    xs, ys = x[order], y[order]
+    if not len(order):
+        return np.empty(0, dtype=np.int64)
+    before = np.concatenate(([np.inf], np.minimum.accumulate(ys)[:-1]))
+    strict = ys < before
+    # runs of identical points share the verdict of their first point
+    new_run = np.concatenate(([True], (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])))
+    run_first = np.flatnonzero(new_run)[np.cumsum(new_run) - 1]
+    return order[strict[run_first]].astype(np.int64)

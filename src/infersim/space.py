@@ -126,9 +126,32 @@ def _space_cached(model: ModelSpec, topo: Topology, wl: Workload) -> tuple[ParAr
     key = np.column_stack([cols[f] for f in ("tp", "cp", "pp", "dp", "ep", "microbatches",
                                              "kv_shard_mode", "ffn_shard_scope", "cp_ring_variant")]
                           + [lv.T for lv in _levels(par, model, topo)])
-    _, first = np.unique(key, axis=0, return_index=True)
-    first.sort()
+    first = _first_of_each_row(key)
     return par.take(first), SpaceCounts(raw=raw, valid=len(first), degree_tuples=n_deg)
+
+
+def _first_of_each_row(key: np.ndarray) -> np.ndarray:
+    """Sorted indices of the first occurrence of each distinct row of a non-negative int matrix:
+    what ``np.unique(key, axis=0, return_index=True)`` gives (sorted), ~10x faster. The columns
+    are packed into as few 63-bit words as their bit widths allow, then a stable lexsort groups
+    equal rows with their first occurrence in front."""
+    if key.size and key.min() < 0:      # packing needs non-negative values
+        _, first = np.unique(key, axis=0, return_index=True)
+        return np.sort(first)
+    bits = [max(1, int(c.max()).bit_length()) for c in key.T]
+    words, word, used = [], np.zeros(len(key), dtype=np.int64), 0
+    for j, b in enumerate(bits):
+        if used + b > 63:
+            words.append(word)
+            word, used = np.zeros(len(key), dtype=np.int64), 0
+        word = (word << b) | key[:, j].astype(np.int64)
+        used += b
+    words.append(word)
+    order = np.lexsort(words[::-1])
+    packed = np.column_stack(words)[order]
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = np.any(packed[1:] != packed[:-1], axis=1)
+    return np.sort(order[new])
 
 
 def _canonicalise(cols: dict, model: ModelSpec, wl: Workload) -> None:

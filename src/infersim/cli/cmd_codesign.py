@@ -1,8 +1,15 @@
-"""``infersim codesign``."""
+"""``infersim codesign``: the answer first (recommended hardware, parallelism, performance, $ and
+W; what limits it and the next knob to buy), then the Pareto frontier, sensitivity and "what it
+takes" tables. ``--json`` puts an ``answer`` object first."""
 from __future__ import annotations
+
+import math
 
 from rich.table import Table
 
+from ..codesign.answer import SHORT, answer_lines, fmt_usd
+from ..errors import require
+from ..objectives import OBJECTIVES, get_objective
 from .common import (
     add_hw_args,
     add_model_args,
@@ -10,6 +17,7 @@ from .common import (
     add_workload_args,
     console,
     emit_json,
+    finite_float,
     fmt_ns,
     load_hardware,
     load_model,
@@ -20,74 +28,150 @@ from .common import (
     write_csv,
 )
 
-
 def add_parser(sub) -> None:
-    p = sub.add_parser("codesign", help="hardware co-design sweep: Pareto frontier and sensitivity")
+    p = sub.add_parser("codesign", help="hardware co-design sweep: answer, Pareto frontier, sensitivity")
     add_runtime_arg(p)
     add_model_args(p)
     add_workload_args(p)
     add_hw_args(p, help="base hardware (topology, latencies, efficiencies)")
     p.add_argument("--depth", default="balanced", help="two_stage | balanced | coarse | custom")
-    p.add_argument("--grid", help='custom grid, e.g. "bw_hbm_gbs=2000,4000;peak_tflops_f16=250,500"')
-    p.add_argument("--objective", default="latency", help="latency | throughput | throughput_per_pe")
+    p.add_argument("--grid", help='custom grid, e.g. "bw_hbm_gbs=2000,4000;peak_tflops_f16=250,500;'
+                                  'n_sips=1,2,4" (system size: pes_per_cube, cubes_per_sip, n_sips)')
+    p.add_argument("--objective", default="latency", help=" | ".join(OBJECTIVES))
     p.add_argument("--top-k", type=positive_int(), default=1, help="pairs kept per hardware candidate")
-    p.add_argument("--csv", type=output_file,
-                   help="write the kept (hardware, parallelism) pairs to this CSV file")
+    p.add_argument("--design-point", default="best",
+                   help='where to measure sensitivity: best | base | "knob=value;..." (rest from --hw)')
+    p.add_argument("--target", type=finite_float,
+                   help="'what it takes' target: latency in ms, else the objective's unit "
+                        "(default: twice as good as the design point)")
+    p.add_argument("--max-candidates", type=positive_int(), help="raise the candidate cap (default 250,000)")
+    p.add_argument("--csv", type=output_file, help="write the kept (hardware, parallelism) pairs to this CSV file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
 
+def _design_point(text: str):
+    if text in ("best", "base"):
+        return text
+    grid = parse_grid(text, option="--design-point") or {}
+    multi = [k for k, v in grid.items() if len(v) != 1]
+    require(not multi, f"--design-point takes one value per knob; {', '.join(multi)} has several")
+    return {k: v[0] for k, v in grid.items()}
+
+
+def fmt_value(objective: str, v: float) -> str:
+    """An objective value in its display unit."""
+    if not math.isfinite(v):
+        return "-"
+    if objective == "latency":
+        return fmt_ns(v)
+    unit = get_objective(objective).label
+    return f"{v:,.3f} {unit}" if abs(v) < 100 else f"{v:,.0f} {unit}"
+
+
+def _summary(args, model, base, res, ans) -> dict:
+    return {
+        "answer": ans,
+        "model": model.name, "base_hw": base.name, "depth": args.depth, "mode": args.mode,
+        "s_kv": args.s_kv, "batch": args.batch, "objective": res.objective,
+        "n_hardware": res.n_hardware, "n_parallel_per_hw": res.n_parallel, "n_evals": res.n_evals,
+        "total_joint": res.total_joint, "elapsed_s": res.elapsed_s, "sensitivity_s": res.sensitivity_s,
+        "economics": res.economics.to_dict(),
+        "best": res.best.to_dict(),
+        "pareto": [s.to_dict() for s in res.pareto_scores],
+        "pareto_usd": [s.to_dict() for s in res.pareto_usd_scores],
+        "design_point": {**res.design_point.knobs(), **res.design_point.topology_overrides()},
+        "design_value": res.design_value,
+        "sensitivity": [vars(r) for r in res.sensitivity],
+        "what_it_takes": {"target_value": res.target_value,
+                          "rows": [vars(r) for r in res.requirements]},
+    }
+
+
 def run(args) -> int:
     from ..auto_hardware import enumerate_hardware, joint_explore
-    from ..hardware import KNOBS
 
     model = load_model(args)
     base = load_hardware(args)
     model.check_context(args.s_kv)
     grid = parse_grid(args.grid)
-    enumerate_hardware(args.depth, grid, base=base.knobs())   # reject a bad sweep before starting
+    obj = get_objective(args.objective)
+    design = _design_point(args.design_point)
+    target = None
+    if args.target is not None:
+        require(math.isfinite(args.target) and args.target > 0, f"--target must be > 0, got {args.target:g}")
+        target = args.target * 1e6 if obj.name == "latency" else args.target
+    if args.depth == "custom":       # reject a bad grid before starting
+        enumerate_hardware(args.depth, grid, base=base.knobs(), max_candidates=args.max_candidates)
     with progress_bar(f"co-design sweep ({args.depth})", args.json) as cb:
         res = joint_explore(model, s_kv=args.s_kv, mode=args.mode, depth=args.depth, batch=args.batch,
-                            s_q=args.s_q, base_hw=base, objective=args.objective, progress=cb,
+                            s_q=args.s_q, base_hw=base, objective=obj.name, progress=cb,
                             custom=grid, keep="topk" if args.top_k > 1 else "best",
-                            top_k=args.top_k, runtime=args.runtime)
+                            top_k=args.top_k, runtime=args.runtime, design_point=design, target=target,
+                            max_candidates=args.max_candidates)
+    ans = res.answer()
     if args.csv:
-        write_csv(args.csv, [s.to_dict() for s in res.all_scores])
-    summary = {
-        "model": model.name, "base_hw": base.name, "depth": args.depth, "mode": args.mode,
-        "s_kv": args.s_kv, "batch": args.batch, "n_hardware": res.n_hardware,
-        "n_parallel_per_hw": res.n_parallel, "n_evals": res.n_evals, "total_joint": res.total_joint,
-        "elapsed_s": res.elapsed_s, "sensitivity_s": res.sensitivity_s,
-        "best": res.best.to_dict(),
-        "pareto": [s.to_dict() for s in res.pareto_scores],
-        "sensitivity": [vars(r) for r in res.sensitivity],
-    }
+        write_csv(args.csv, (s.to_dict() for s in res.all_scores.iter_transient()))
     if args.json:
-        emit_json(summary)
+        emit_json(_summary(args, model, base, res, ans))
         return 0
-    console.print(f"[bold]Co-design[/] {model.name}, {args.mode} s_kv={args.s_kv} batch={args.batch}, "
-                  f"depth {args.depth}: {res.n_hardware} hardware x {res.n_parallel} parallelism configs, "
-                  f"{res.total_joint:,} fitting pairs in {res.elapsed_s:.2f} s "
-                  f"({res.n_evals / max(res.elapsed_s, 1e-9):,.0f} evals/s)")
-    t = Table(title=f"Pareto frontier: latency vs cost_score ({len(res.pareto_scores)} points)")
-    short = {"pe_hbm_gb": "HBM GB", "bw_hbm_gbs": "HBM GB/s", "peak_tflops_f16": "TFLOPS",
-             "bw_intra_gbs": "intra", "bw_inter_gbs": "inter", "bw_intersip_gbs": "SiP"}
-    for col in ("latency", "cost", *short.values(), "parallelism", "PEs"):
+    first, second = answer_lines(ans)
+    console.print(first.replace("Answer:", "[bold]Answer:[/]", 1), highlight=False, soft_wrap=True)
+    console.print(second, highlight=False, soft_wrap=True)
+    console.print(f"Co-design {model.name}, {args.mode} s_kv={args.s_kv} batch={args.batch}, depth "
+                  f"{args.depth}, objective {obj.name}: {res.n_hardware:,} hardware x {res.n_parallel:,} "
+                  f"parallelism configs, {res.total_joint:,} fitting pairs searched in {res.elapsed_s:.2f} s "
+                  f"({res.n_evals:,} costed after pruning)")
+    _print_pareto(res)
+    _print_sensitivity(res)
+    _print_requirements(res)
+    return 0
+
+
+def _print_pareto(res) -> None:
+    from ..hardware import KNOBS
+
+    t = Table(title=f"Pareto frontier: {res.objective} vs system cost ($) ({len(res.pareto_usd_scores)} "
+                    f"points; on {res.objective} vs cost_score: {len(res.pareto_scores)} points)")
+    lead = () if res.objective == "latency" else (res.objective,)
+    for col in (*lead, "latency", "tok/s", "capex", "power", "cost_score", *SHORT.values(),
+                "parallelism", "PEs"):
         t.add_column(col, justify="right")
-    for s in res.pareto_scores:
-        t.add_row(fmt_ns(s.total_latency_ns), f"{s.cost_score:.2f}",
-                  *(f"{getattr(s.hw, k):g}" for k in KNOBS),
+    for s in res.pareto_usd_scores:
+        value = () if res.objective == "latency" else (fmt_value(res.objective, s.objective_value),)
+        t.add_row(*value, fmt_ns(s.total_latency_ns),
+                  f"{s.tokens_per_s:,.0f}", fmt_usd(s.system_cost_usd), f"{s.system_power_w / 1e3:,.1f} kW",
+                  f"{s.cost_score:.2f}", *(f"{getattr(s.hw, k):g}" for k in KNOBS),
                   f"{s.par.describe()} {s.par.kv_shard_mode}/{s.par.ffn_shard_scope}", str(s.pes))
     console.print(t)
-    t = Table(title="Sensitivity: double one knob of the fastest hardware, re-search parallelism")
-    for col in ("rank", "knob", "baseline", "doubled", "speedup"):
+
+
+def _print_sensitivity(res) -> None:
+    if not res.sensitivity:
+        return
+    d = res.design_point
+    t = Table(title=f"Sensitivity at the design point ({fmt_value(res.objective, res.design_value)}): "
+                    f"one knob x0.5 / x2, parallelism re-searched under {res.objective}")
+    for col in ("rank", "knob", "value", "x0.5", "x2", "gain x2", "elasticity", "+$/PE x2"):
         t.add_column(col, justify="right")
     for i, r in enumerate(res.sensitivity, 1):
-        t.add_row(str(i), r.knob, fmt_ns(r.baseline_latency_ns), fmt_ns(r.doubled_latency_ns),
-                  f"{100 * r.rel_speedup:+.1f}%")
+        t.add_row(str(i), r.knob, f"{getattr(d, r.knob):g}", fmt_value(res.objective, r.halved_value),
+                  fmt_value(res.objective, r.doubled_value), f"{100 * r.rel_speedup:+.1f}%",
+                  f"{r.elasticity:.2f}", f"{r.doubled_capex_usd_per_pe:+,.0f}")
     console.print(t)
-    b = res.best
-    console.print(f"Best hardware: {', '.join(f'{k}={v:g}' for k, v in b.hw.knobs().items())} "
-                  f"(cost_score {b.cost_score:.2f}) with {b.par.describe()} "
-                  f"{b.par.kv_shard_mode}/{b.par.ffn_shard_scope}: {fmt_ns(b.total_latency_ns)}")
-    return 0
+
+
+def _print_requirements(res) -> None:
+    if not res.requirements:
+        return
+    t = Table(title=f"What it takes: each knob alone, to reach {fmt_value(res.objective, res.target_value)}")
+    for col in ("knob", "needed", "x design", "reaches"):
+        t.add_column(col, justify="right")
+    for r in res.requirements:
+        if r.multiplier is None:
+            t.add_row(r.knob, "not reachable", "> x16", "-")
+        else:
+            t.add_row(r.knob, f"{r.knob_value:,.4g}", f"x{r.multiplier:.2f}",
+                      fmt_value(res.objective, r.reached_value))
+    console.print(t)
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from ..errors import InferSimError
+from ..objectives import OBJECTIVES
 from .common import (
     add_hw_args,
     add_model_args,
@@ -30,7 +31,8 @@ def add_parser(sub) -> None:
     add_workload_args(p)
     p.add_argument("--top", type=positive_int(), default=20, help="rows printed (default 20)")
     p.add_argument("--objective", default="latency",
-                   help="latency | throughput | throughput_per_pe")
+                   help=" | ".join(OBJECTIVES) + " (on one hardware the $ and W objectives "
+                        "rank like throughput_per_pe)")
     p.add_argument("--csv", type=output_file,
                    help="write every fitting config, ranked, to this CSV file")
     p.add_argument("--json", action="store_true")

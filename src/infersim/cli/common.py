@@ -167,16 +167,20 @@ def load_hardware(args) -> HardwareSpec:
 
 
 # ----- commands -------------------------------------------------------------------------------
-def write_csv(path: str, rows: list[dict]) -> None:
+def write_csv(path: str, rows) -> None:
+    """Write dict rows (a list or any iterable, consumed once) with the first row's keys."""
     import csv
 
-    if not rows:
+    it = iter(rows)
+    first = next(it, None)
+    if first is None:
         raise InferSimError(f"nothing to write to {path}: no rows")
     try:
         with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w = csv.DictWriter(fh, fieldnames=list(first))
             w.writeheader()
-            w.writerows(rows)
+            w.writerow(first)
+            w.writerows(it)
     except OSError as exc:
         raise InferSimError(f"cannot write {path}: {exc.strerror}") from None
 
@@ -210,17 +214,21 @@ def progress_bar(description: str, quiet: bool):
     return _Bar()
 
 
-def parse_grid(text: str | None) -> dict[str, list[float]] | None:
-    """``--grid "bw_hbm_gbs=2000,4000;peak_tflops_f16=500,1000"`` → {knob: [values]}."""
+def parse_grid(text: str | None, option: str = "--grid") -> dict[str, list[float]] | None:
+    """``--grid "bw_hbm_gbs=2000,4000;peak_tflops_f16=500,1000"`` → {knob: [values]}; a knob
+    named twice is an error (the second list would silently replace the first)."""
     if not text:
         return None
     grid: dict[str, list[float]] = {}
     for part in filter(None, (p.strip() for p in text.split(";"))):
         key, sep, vals = part.partition("=")
+        key = key.strip()
         if not sep:
-            raise InferSimError(f"bad --grid entry {part!r}; expected knob=v1,v2,...")
+            raise InferSimError(f"bad {option} entry {part!r}; expected knob=v1,v2,...")
+        if key in grid:
+            raise InferSimError(f"{option} names {key} twice; give each knob once, e.g. {key}=1,2,3")
         try:
-            grid[key.strip()] = [float(v) for v in vals.split(",") if v.strip()]
+            grid[key] = [float(v) for v in vals.split(",") if v.strip()]
         except ValueError:
-            raise InferSimError(f"bad --grid values for {key.strip()!r}: {vals!r}") from None
+            raise InferSimError(f"bad {option} values for {key!r}: {vals!r}") from None
     return grid

@@ -22,15 +22,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InferSimError
 from ..hardware import KNOBS, HardwareSpec
 from ..runtime import Runtime, get_runtime
 from .terms import COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 
 
 def knob_values(hw: HardwareSpec, knobs: dict | None = None) -> dict:
-    """The six knobs of ``hw``, overridden by ``knobs`` (scalars or arrays over candidates)."""
+    """The six knobs of ``hw``, overridden by ``knobs`` (scalars or arrays over candidates);
+    an unknown name or a value that is not a finite number > 0 is rejected (one line)."""
     vals = hw.knobs()
     if knobs:
+        unknown = sorted(set(knobs) - set(KNOBS))
+        if unknown:
+            raise InferSimError(f"unknown hardware knobs {unknown}; valid: {', '.join(KNOBS)}")
+        for k, v in knobs.items():
+            try:
+                a = np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                raise InferSimError(f"knob {k} must be a number or an array of numbers, got {v!r}") from None
+            bad = ~(np.isfinite(a) & (a > 0))
+            if np.any(bad):
+                raise InferSimError(f"knob {k} must be a finite number > 0, got {float(a[bad].ravel()[0])!r}")
         vals.update(knobs)
     return vals
 

@@ -16,6 +16,7 @@ from infersim import HardwareSpec, InferSimError, ModelSpec, Parallelism, Worklo
 from infersim.auto_explore import OBJECTIVES, auto_explore
 from infersim.auto_hardware import DEPTHS, enumerate_hardware, joint_explore
 from infersim.autosuggest import autosuggest
+from infersim.codesign.answer import answer_lines
 from infersim.hardware import KNOBS
 from infersim.hardware_presets import DEFAULT_HW, HW_PRESETS
 from infersim.model import from_hf_config_text
@@ -208,6 +209,9 @@ def tab_codesign(hw: HardwareSpec, keys: tuple[str, ...]) -> None:
         st.info("Press **Run co-design sweep**: every candidate searches the full parallelism space.")
         return
     res = cached_codesign(*keys, depth, json.dumps(grid, sort_keys=True), objective)
+    first, second = answer_lines(res.answer())
+    st.success(first.replace("Answer:", "**Answer:**", 1))
+    st.caption(second)
     all_df = pd.DataFrame([s.to_dict() for s in res.all_scores])
     pareto_df = pd.DataFrame([s.to_dict() for s in res.pareto_scores])
     left, right = st.columns([3, 2])
