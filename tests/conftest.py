@@ -7,10 +7,16 @@ from hypothesis import strategies as st
 from infersim import HardwareSpec, Parallelism, Workload
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
+from infersim.parallel import (
+    CP_PLACEMENTS,
+    CP_RING_VARIANTS,
+    FFN_SHARD_SCOPES,
+    KV_SHARD_MODES,
+    TP_PLACEMENTS,
+    valid_pp,
+    valid_tp,
+)
 from infersim.runtime import Runtime
-from infersim.parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
-                               TP_PLACEMENTS, valid_pp, valid_tp)
-
 
 #: No software overhead at all: with ``ideal_hw`` latency is pure speed of light.
 IDEAL_RT = Runtime("ideal", kernel_gap_ns=0.0, host_launch_ns=0.0, step_fixed_ns=0.0,
@@ -23,7 +29,7 @@ def ideal_hw(n_pes: int = 1, **kw) -> HardwareSpec:
                 bw_intra_gbs=100.0, bw_inter_gbs=50.0, bw_intersip_gbs=10.0,
                 pes_per_cube=n_pes, cubes_per_sip=1, n_sips=1,
                 alpha_intra_ns=1000.0, alpha_inter_ns=2000.0, alpha_intersip_ns=4000.0,
-                link_eff=1.0, usable_mem_frac=1.0, kernel_latency_ns=0.0,
+                link_eff=1.0, kernel_latency_ns=0.0,
                 compute_eff=((1.0, 1.0),), memory_eff=((1.0, 1.0),))
     base.update(kw)
     return HardwareSpec(**base)

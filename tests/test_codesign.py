@@ -8,8 +8,13 @@ import pytest
 
 from infersim import InferSimError, Workload
 from infersim.auto_explore import auto_explore
-from infersim.auto_hardware import (HardwareCandidate, JointScore, _HW_KNOB_DEFAULTS,
-                                    enumerate_hardware, joint_explore)
+from infersim.auto_hardware import (
+    _HW_KNOB_DEFAULTS,
+    HardwareCandidate,
+    JointScore,
+    enumerate_hardware,
+    joint_explore,
+)
 from infersim.cli import main
 from infersim.hardware import KNOBS
 from infersim.hardware_presets import GENERIC_SIP

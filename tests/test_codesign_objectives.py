@@ -209,8 +209,9 @@ def test_two_stage_keeps_the_autosuggest_policy_and_reports_the_objective(llama7
 
 
 def test_cli_prints_the_answer_first(capsys, tmp_path):
-    from infersim.cli import main
     import json
+
+    from infersim.cli import main
 
     args = ["codesign", "--model", "Llama 3.1 8B", "--s-kv", "8192", "--batch", "16",
             "--objective", "throughput_per_pe"]

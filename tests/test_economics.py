@@ -7,8 +7,17 @@ import pytest
 
 from infersim import InferSimError
 from infersim.auto_hardware import joint_explore
-from infersim.economics import (HOURS_PER_YEAR, NODES, PUBLISHED, SOURCES, Economics, cogs_usd,
-                                hardware_economics, pe_economics, published_part)
+from infersim.economics import (
+    HOURS_PER_YEAR,
+    NODES,
+    PUBLISHED,
+    SOURCES,
+    Economics,
+    cogs_usd,
+    hardware_economics,
+    pe_economics,
+    published_part,
+)
 from infersim.hardware import KNOBS
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS
 

@@ -5,16 +5,22 @@ import json
 
 import numpy as np
 import pytest
+from conftest import ideal_hw
 
 from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.auto_explore import auto_explore
 from infersim.autosuggest import autosuggest
 from infersim.cli import main
-from infersim.parallel import (CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES,
-                               TP_PLACEMENTS, valid_pp, valid_tp)
+from infersim.parallel import (
+    CP_PLACEMENTS,
+    CP_RING_VARIANTS,
+    FFN_SHARD_SCOPES,
+    KV_SHARD_MODES,
+    TP_PLACEMENTS,
+    valid_pp,
+    valid_tp,
+)
 from infersim.space import parallelism_space
-
-from conftest import ideal_hw
 
 SMALL = dict(n_pes=4, cubes_per_sip=2, pe_hbm_gb=12.0)   # 8 PEs: 2 cubes of 4
 

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import IDEAL_RT, ideal_hw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,8 +15,6 @@ from infersim.model_presets import PRESETS
 from infersim.parallel import KV_SHARD_MODES, ParArrays, valid_pp, valid_tp
 from infersim.serving import Request, evaluate_serving, serve
 from infersim.sla import best_disaggregated, kv_link, sla_search
-
-from conftest import IDEAL_RT, ideal_hw
 
 H100 = HW_PRESETS["H100-SXM x8"]
 REQ = Request(isl=2048, osl=512)

@@ -8,8 +8,17 @@ from infersim.cli import main
 from infersim.data.measurements import ROWS, SOURCES
 from infersim.hardware_presets import EFF_BOUNDS, HW_PRESETS, MEASURED_MAX, TABLE_OF
 from infersim.runtime import BOUNDS, RUNTIMES
-from infersim.validate import (MEASUREMENTS, PARAMS, _Case, fit, hardware_for, predict,
-                               run_validation, runtime_for, stored_params)
+from infersim.validate import (
+    MEASUREMENTS,
+    PARAMS,
+    _Case,
+    fit,
+    hardware_for,
+    predict,
+    run_validation,
+    runtime_for,
+    stored_params,
+)
 
 # The bar: held-out median |error| at most 10% (sources held out whole).
 HELD_OUT_BOUND = 0.10

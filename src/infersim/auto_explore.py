@@ -142,7 +142,7 @@ def evaluate_space(model: ModelSpec, hw: HardwareSpec, wl: Workload, chunk: int 
         part = space if (start, stop) == (0, n) else space.take(slice(start, stop))
         terms = cost.prepare(model, hw, part, wl)
         mem[start:stop] = terms.mem_bytes
-        fit = terms.fits(hw.pe_hbm_gb)
+        fit = terms.fits(hw.pe_hbm_gb, runtime)
         n_fit = int(fit.sum())
         if n_fit > (stop - start) // 2:
             # mostly fitting: costing the few misfits is cheaper than copying the terms

@@ -16,6 +16,7 @@ from .errors import InferSimError
 from .hardware import HardwareSpec
 from .model import ModelSpec
 from .parallel import Parallelism
+from .runtime import get_runtime
 from .simulate import SimResult, simulate
 from .workload import Workload
 
@@ -43,7 +44,7 @@ def autosuggest(model: ModelSpec, hw: HardwareSpec, workload: Workload, runtime=
     i_mem = fit[np.lexsort((lat[fit], pes, mem[fit]))[0]]
     i_pes = fit[np.lexsort((mem[fit], lat[fit], pes))[0]]
     p_mem, p_pes = space.config(int(i_mem)), space.config(int(i_pes))
-    cap = hw.usable_bytes() / 1e9
+    cap = get_runtime(runtime).usable_bytes(hw.pe_hbm_gb) / 1e9
     reason = (f"smallest memory per PE that fits: {mem[i_mem] / 1e9:.2f} GB of {cap:.1f} GB usable "
               f"({100 * mem[i_mem] / 1e9 / cap:.0f}%) among {len(fit)} fitting configs")
     reason_pes = (f"fewest PEs that fit: {int(space.pes[i_pes])} PEs at "

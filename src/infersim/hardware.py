@@ -99,7 +99,6 @@ class HardwareSpec:
     int8_speedup: float = 2.0
     fp4_speedup: float = 1.0          # fp4 tensor rate / fp16 rate (1.0 = no fp4 units; B200 4.0)
     link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives
-    usable_mem_frac: float = 0.90     # HBM left after runtime, allocator slack, fragmentation
     kernel_latency_ns: float = 2000.0  # minimum device time of one kernel (ramp-up, drain)
     compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF        # 16-bit GEMMs
     compute_eff_fp8: tuple[tuple[float, float], ...] = ()   # 8-bit (fp8/int8); () = compute_eff
@@ -113,7 +112,7 @@ class HardwareSpec:
                 f"hardware name must be a non-empty string, got {short_repr(self.name)}")
         require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
-                          "fp8_speedup", "int8_speedup", "fp4_speedup", "link_eff", "usable_mem_frac"):
+                          "fp8_speedup", "int8_speedup", "fp4_speedup", "link_eff"):
             value = getattr(self, f)
             require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
@@ -123,8 +122,6 @@ class HardwareSpec:
                     f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
         require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
         require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
-        require(0 < self.usable_mem_frac <= 1,
-                f"usable_mem_frac must be in (0, 1], got {self.usable_mem_frac}")
         for tname in EFF_TABLES:
             _check_eff_table(tname, getattr(self, tname))
 
@@ -149,12 +146,6 @@ class HardwareSpec:
 
     def link_alpha_ns(self) -> tuple[float, float, float]:
         return self.alpha_intra_ns, self.alpha_inter_ns, self.alpha_intersip_ns
-
-    def usable_bytes(self, pe_hbm_gb=None):
-        """HBM bytes per PE left for weights, KV and workspace; ``pe_hbm_gb`` overrides the
-        capacity (a scalar or an array of co-design candidates)."""
-        cap = self.pe_hbm_gb if pe_hbm_gb is None else pe_hbm_gb
-        return self.usable_mem_frac * cap * 1e9
 
     # ----- efficiency curves -------------------------------------------------------------------
     def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16") -> np.ndarray:

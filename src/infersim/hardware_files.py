@@ -44,6 +44,9 @@ def check_keys(d: Any, where: str, extra: tuple[str, ...] = ()) -> None:
     if not isinstance(d, Mapping):
         raise InferSimError(f"{where}: expected a table of hardware fields, got {type(d).__name__}")
     valid = field_names() + list(extra)
+    if "usable_mem_frac" in d:
+        raise InferSimError(f"{where}: usable_mem_frac is a property of the software, not the chip: "
+                            "it is the runtime's mem_fraction now (infersim.runtime); drop the key")
     for key in d:
         if key not in valid:
             near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)

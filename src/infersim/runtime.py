@@ -16,6 +16,11 @@ A step (one micro-batch through the pipeline) costs
 * ``gemm_efficiency`` — the fraction of the hardware's measured GEMM efficiency (measured with
   current libraries) this stack's kernels reach: 1.0 for current stacks; TensorRT-LLM's 2023 fp8
   GEMMs were slower than today's cuBLASLt ones.
+* ``mem_fraction`` — the fraction of each PE's HBM the stack lets weights, KV cache and
+  workspace use; the rest is its CUDA context, communicator buffers, allocator slack and
+  fragmentation (vLLM's ``gpu_memory_utilization`` defaults to 0.90, SGLang's
+  ``mem_fraction_static`` is 0.79–0.88, TensorRT-LLM gives the KV cache 0.90 of what is free
+  after the weights). Memory fit is therefore a property of the runtime, not the hardware.
 * ``launch_multiplier`` — kernels actually launched per kernel of the cost model. The cost model
   counts fused kernels (one RMSNorm, one rotary+QKV epilogue, one SwiGLU); an eager PyTorch
   decoder layer runs each of those as several elementwise kernels (~4x as many launches).
@@ -37,6 +42,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
+import numpy as np
+
 from .errors import InferSimError, require
 from .registry import Registry
 
@@ -47,6 +54,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "step_fixed_ns": (0.0, 5_000_000.0),
     "launch_multiplier": (1.0, 8.0),
     "gemm_efficiency": (0.5, 1.0),
+    "mem_fraction": (0.5, 1.0),
 }
 
 
@@ -59,6 +67,7 @@ class Runtime:
     graph_captured: bool
     launch_multiplier: float = 1.0
     gemm_efficiency: float = 1.0
+    mem_fraction: float = 0.90
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -71,6 +80,11 @@ class Runtime:
         require(isinstance(self.graph_captured, bool),
                 f"graph_captured must be true or false, got {self.graph_captured!r}")
 
+    def usable_bytes(self, pe_hbm_gb):
+        """HBM bytes per PE for weights, KV cache and workspace: mem_fraction · capacity
+        (``pe_hbm_gb`` a scalar or an array of co-design candidates)."""
+        return self.mem_fraction * np.asarray(pe_hbm_gb, dtype=float) * 1e9
+
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -81,10 +95,11 @@ for _rt in (
             graph_captured=True, launch_multiplier=1.3830,
             source="calibrated on graph-captured decode measurements (docs/validation.md)"),
     Runtime("eager", kernel_gap_ns=3000.0, host_launch_ns=33690.0,
-            step_fixed_ns=0.0, graph_captured=False, launch_multiplier=4.0,
+            step_fixed_ns=0.0, graph_captured=False, launch_multiplier=4.0, mem_fraction=0.95,
             source="device gap and fixed cost as cuda-graphs; host launch: PyTorch eager per-op "
                    "dispatch + cudaLaunchKernel, fitted on gpt-fast's eager baseline "
-                   "(Llama-2-7B, A100, 25.5 tok/s); ~4 unfused kernels per fused one"),
+                   "(Llama-2-7B, A100, 25.5 tok/s); ~4 unfused kernels per fused one; no "
+                   "pre-reserved KV pool, so 0.95 of HBM (CUDA context, allocator caching)"),
     Runtime("trtllm-2023", kernel_gap_ns=3000.0, host_launch_ns=5000.0,
             step_fixed_ns=2090694.0, graph_captured=False,
             gemm_efficiency=1.0000,

@@ -118,7 +118,7 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
         breakdown_ns={c: scalar(res[c]) for c in cost.COMPONENTS},
         mem_per_pe_bytes=scalar(terms.mem_bytes),
         mem_breakdown_bytes={k: scalar(v) for k, v in terms.mem_parts.items()},
-        mem_capacity_bytes=hw.usable_bytes(),
+        mem_capacity_bytes=float(rt.usable_bytes(hw.pe_hbm_gb)),
         fits=bool(res["fits"][0]),
         bound=str(cost.bound_of(res)[0]),
         pes_used=par.pes,

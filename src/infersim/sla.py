@@ -61,12 +61,12 @@ def _with_default_microbatches(rows: ParArrays) -> ParArrays:
 
 
 def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: Request,
-              cap: int = DEFAULT_BATCH_CAP) -> np.ndarray:
+              cap: int = DEFAULT_BATCH_CAP, runtime=None) -> np.ndarray:
     """Most sequences (over all replicas) each config holds with full-length KV, ≤ ``cap``;
     0 where not even one sequence per replica fits. Memory is affine in sequences per replica,
     so two evaluations give it; the result is checked and stepped down where rounding lies."""
     wl = request.decode_full()
-    usable = hw.usable_bytes()
+    usable = get_runtime(runtime).usable_bytes(hw.pe_hbm_gb)
     mem = [cost.prepare(model, hw, _with_default_microbatches(configs.with_batch(configs.dp * k)),
                         wl).mem_bytes for k in (1, 2)]
     slope = np.maximum(mem[1] - mem[0], 1.0)
@@ -211,11 +211,11 @@ def _limit(name: str, v) -> float | None:
     return float(v)
 
 
-def serving_rows(model, hw, request, cap) -> tuple[ParArrays, np.ndarray, np.ndarray]:
+def serving_rows(model, hw, request, cap, runtime=None) -> tuple[ParArrays, np.ndarray, np.ndarray]:
     """The (config, batch) rows of the search with micro-batches resolved per batch, the
     index of each row's config, and each config's largest batch that fits."""
     configs = serving_space(model, hw, request)
-    bmax = max_batch(model, hw, configs, request, cap)
+    bmax = max_batch(model, hw, configs, request, cap, runtime)
     rows, batches, cfg = batch_rows(configs, bmax)
     return _with_default_microbatches(rows.with_batch(batches)), cfg, bmax[cfg]
 
@@ -273,7 +273,7 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
             f"batch_cap must be an integer in 1..{1 << 20}, got {batch_cap!r}")
     rt = get_runtime(runtime)
     t0 = time.perf_counter()
-    rows, cfg, bmax = serving_rows(model, hw, request, batch_cap)
+    rows, cfg, bmax = serving_rows(model, hw, request, batch_cap, rt)
     if not len(rows):
         raise InferSimError(f"no parallelism of {model.name} holds one {request.isl}+{request.osl}-token "
                             f"sequence on {hw.name}")
@@ -351,7 +351,7 @@ def _prefill_candidates(model, hw, request, runtime, per_replica=(1, 2, 4, 8, 16
     rows = _with_default_microbatches(rows.with_batch(rows.dp * k))
     terms = cost.prepare(model, hw, rows, request.prefill())
     res = cost.evaluate(terms, runtime=runtime, breakdown=False)
-    ok = terms.mem_bytes <= hw.usable_bytes()
+    ok = terms.fits(hw.pe_hbm_gb, runtime)
     return rows.take(np.flatnonzero(ok)), res["total_ns"][ok], res["period_ns"][ok]
 
 
@@ -395,7 +395,7 @@ def best_disaggregated(model: ModelSpec, hw: HardwareSpec, request: Request, ttf
     """The disaggregated deployment with the most tokens/s per PE meeting the SLA, or None."""
     rt = get_runtime(runtime)
     if rows is None:
-        rows = serving_rows(model, hw, request, DEFAULT_BATCH_CAP)[0]
+        rows = serving_rows(model, hw, request, DEFAULT_BATCH_CAP, rt)[0]
         decode = evaluate_serving(model, hw, rows, rows.batch, request, rt, "static")
     ok = decode["fits"] & (decode["decode_ns"] <= (tpot_ms or np.inf) * 1e6)
     p_rows, p_lat, p_period = _prefill_candidates(model, hw, request, rt)

@@ -117,9 +117,11 @@ def static_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload):
 
 
 @lru_cache(maxsize=64)
-def fitting(model: ModelSpec, hw: HardwareSpec, wl: Workload, cap_gb: float) -> np.ndarray:
-    """Indices (into the topology's space) of the configs that fit ``cap_gb`` per PE."""
-    return np.flatnonzero(static_terms(model, hw, wl)[1].fits(cap_gb))
+def fitting(model: ModelSpec, hw: HardwareSpec, wl: Workload, cap_gb: float,
+            runtime: Runtime) -> np.ndarray:
+    """Indices (into the topology's space) of the configs that fit ``cap_gb`` per PE under
+    ``runtime``'s memory fraction."""
+    return np.flatnonzero(static_terms(model, hw, wl)[1].fits(cap_gb, runtime))
 
 
 def _cost(ctx: SweepContext, obj: Objective, terms, knobs: np.ndarray):
@@ -271,7 +273,7 @@ def search_slice(ctx: SweepContext, knob_rows: np.ndarray, topo_rows: np.ndarray
         bounds = _Bounds(ctx, obj, knobs_t, terms)
         for cap in np.unique(knobs_t[:, _I_CAP]):
             at = np.flatnonzero(knobs_t[:, _I_CAP] == cap)
-            fit = fitting(ctx.model, hw, ctx.wl, float(cap))
+            fit = fitting(ctx.model, hw, ctx.wl, float(cap), ctx.runtime)
             n_fit += len(fit) * len(at)
             if not len(fit):
                 if progress:

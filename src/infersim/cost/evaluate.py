@@ -159,7 +159,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
         kind_t[kind] = t
     kind_t["all"] = kind_t["all"] + ring
     pipe = _pipeline(terms, kind_t, rt)
-    fits = terms.mem_bytes <= hw.usable_bytes(vec("pe_hbm_gb")[:, None])
+    fits = terms.mem_bytes <= rt.usable_bytes(vec("pe_hbm_gb")[:, None])
     out = {"total_ns": pipe["latency"] + np.zeros((H, 1)), "period_ns": pipe["period"] + np.zeros((H, 1)),
            "fits": fits}
     if breakdown:

@@ -17,6 +17,7 @@ import numpy as np
 from .. import collectives as coll
 from ..hardware import HardwareSpec
 from ..parallel import ParArrays
+from ..runtime import get_runtime
 
 COMM_COMPONENTS = ("tp_allreduce", "ffn_allreduce", "kv_seq_combine", "cp_combine",
                    "ep_alltoall", "pp_p2p", "lm_head_gather")
@@ -161,6 +162,7 @@ class Terms:
                      stage_first=sub(self.stage_first), stage_last=sub(self.stage_last),
                      mem_bytes=self.mem_bytes[idx], mem_parts=sub(self.mem_parts))
 
-    def fits(self, pe_hbm_gb) -> np.ndarray:
-        """Memory-fit mask for one HBM capacity (the cheap rejection before the full cost)."""
-        return self.mem_bytes <= self.hw.usable_bytes(pe_hbm_gb)
+    def fits(self, pe_hbm_gb, runtime=None) -> np.ndarray:
+        """Memory-fit mask for one HBM capacity under ``runtime``'s memory fraction (the cheap
+        rejection before the full cost)."""
+        return self.mem_bytes <= get_runtime(runtime).usable_bytes(pe_hbm_gb)
