@@ -173,3 +173,13 @@ def test_cli_serve_json_and_csv(tmp_path, capsys):
     assert list(doc)[0] == "answer" and doc["best"]["tpot_ms"] <= 30
     assert len(doc["pareto"]) == len(out.read_text().splitlines()) - 1
     assert main(["serve", "--batching", "bursty"]) == 2
+
+
+@pytest.mark.parametrize("module", ["infersim.sla", "infersim.serving"])
+def test_either_serving_module_imports_first(module):
+    """sla builds on serving and serving re-exports sla's search: no import cycle either way."""
+    import subprocess
+    import sys
+
+    code = f"import {module}; from infersim.serving import sla_search; from infersim.sla import Request"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

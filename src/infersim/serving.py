@@ -213,5 +213,13 @@ def serve(model: ModelSpec, hw: HardwareSpec, par: Parallelism, request: Request
                        runtime=rt.name, batching=batching, request=request)
 
 
-# The search lives in ``sla.py`` (it builds on this module); DESIGN exposes it from here too.
-from .sla import SLAResult, best_disaggregated, sla_search  # noqa: E402,F401
+_FROM_SLA = ("SLAResult", "best_disaggregated", "sla_search")
+
+
+def __getattr__(name: str):
+    """The search lives in ``sla.py`` (it builds on this module) and is reachable from here too;
+    resolved on first use so that importing either module first works."""
+    if name in _FROM_SLA:
+        from . import sla
+        return getattr(sla, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
