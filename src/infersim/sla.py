@@ -231,33 +231,33 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms):
     rows. Tokens/s per PE grows with the batch, so that batch is the config's best."""
     meets = _meets(res, ttft_ms, tpot_ms)
     per = rows.batch // rows.dp
-    lo, hi, first = {}, {}, {}
-    for i in range(len(rows)):
-        c = int(cfg[i])
-        first.setdefault(c, i)
-        top = int(bmax[i]) // int(rows.dp[i])
-        if meets[i]:
-            lo[c] = max(lo.get(c, 0), int(per[i]))
-        hi.setdefault(c, top + 1)
-        if not meets[i]:
-            hi[c] = min(hi[c], int(per[i]))
-    active = [c for c in lo if hi[c] > lo[c] + 1]
-    best = dict(lo)
-    while active:
-        base = rows.take([first[c] for c in active])
-        mid = np.array([(lo[c] + hi[c]) // 2 for c in active])
+    cfg = np.asarray(cfg, dtype=np.int64)
+    n_cfg = int(cfg.max()) + 1 if len(cfg) else 0
+    lo = np.zeros(n_cfg, dtype=np.int64)                 # largest meeting batch per replica
+    np.maximum.at(lo, cfg[meets], per[meets])
+    hi = np.full(n_cfg, np.iinfo(np.int64).max)         # smallest failing (or unfitting) one
+    np.minimum.at(hi, cfg, bmax // rows.dp + 1)
+    np.minimum.at(hi, cfg[~meets], per[~meets])
+    _, first = np.unique(cfg, return_index=True)
+    row_of = np.zeros(n_cfg, dtype=np.int64)
+    row_of[cfg[first]] = first
+    has = lo > 0
+    active = np.flatnonzero(has & (hi > lo + 1))
+    while len(active):
+        base = rows.take(row_of[active])
+        mid = (lo[active] + hi[active]) // 2
         probe = _with_default_microbatches(base.with_batch(mid * base.dp))
         ok = _meets(evaluate(probe), ttft_ms, tpot_ms)
-        for c, m, good in zip(active, mid, ok):
-            (lo if good else hi)[c] = int(m)
-            if good:
-                best[c] = int(m)
-        active = [c for c in active if hi[c] > lo[c] + 1]
-    new = [c for c in best if best[c] not in set(per[cfg == c].tolist())]
-    if not new:
+        lo[active[ok]], hi[active[~ok]] = mid[ok], mid[~ok]
+        active = active[hi[active] > lo[active] + 1]
+    # configs whose best batch is not already one of their grid rows
+    span = int(per.max()) + 1
+    new = np.flatnonzero(has & ~np.isin(np.arange(n_cfg) * span + np.minimum(lo, span - 1),
+                                         cfg * span + per))
+    if not len(new):
         return None
-    base = rows.take([first[c] for c in new])
-    return _with_default_microbatches(base.with_batch(np.array([best[c] for c in new]) * base.dp))
+    base = rows.take(row_of[new])
+    return _with_default_microbatches(base.with_batch(lo[new] * base.dp))
 
 
 def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: float | None = None,
