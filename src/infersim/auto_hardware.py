@@ -95,6 +95,43 @@ class JointResult:
         next knob to buy (see :mod:`infersim.codesign.answer`)."""
         return _answer(self)
 
+    TABLES = ("all", "pareto", "pareto_usd", "sensitivity", "requirements")
+
+    def to_pandas(self, which: str = "all"):
+        """One table: ``all`` kept pairs (best first), the ``pareto`` (objective vs cost_score)
+        or ``pareto_usd`` (objective vs system $) frontier, the ``sensitivity`` rows or the
+        ``requirements`` ("what it takes"). Pair tables have hardware (``hw_*``), parallelism,
+        latency, throughput and economics columns, units in the names."""
+        from .frames import columns_frame, frame
+
+        choice("table", which, self.TABLES)
+        if which in ("sensitivity", "requirements"):
+            return frame([vars(r) for r in getattr(self, which)])
+        idx = None if which == "all" else [self.all_scores.index_of(s) for s in (
+            self.pareto_scores if which == "pareto" else self.pareto_usd_scores)]
+        return columns_frame(self.all_scores.columns(idx))
+
+    def to_parquet(self, path, which: str = "all") -> str:
+        """:meth:`to_pandas` written as Parquet (the format for sweeps of 10^5+ pairs)."""
+        from .frames import to_parquet
+
+        return to_parquet(self.to_pandas(which), path)
+
+    def plot(self, kind: str = "pareto"):
+        """``pareto``: every kept pair and the frontier, the objective against system capex;
+        ``sensitivity``: the gain of each knob doubled at the design point."""
+        from . import plots
+
+        choice("plot", kind, ("pareto", "sensitivity"))
+        if kind == "sensitivity":
+            return plots.sensitivity_bar(self.sensitivity)
+        y = "total_latency_ms"
+        frames = [self.to_pandas("all"), self.to_pandas("pareto_usd")]
+        if self.objective != "latency":      # the axis says what is plotted, with its unit
+            y = f"{self.objective} ({get_objective(self.objective).unit})"
+            frames = [f.rename(columns={"objective_value": y}) for f in frames]
+        return plots.codesign_pareto(*frames, x="system_cost_usd", y=y)
+
 
 # ----- enumeration ------------------------------------------------------------------------------
 def enumerate_hardware(depth: str = "balanced", custom: Mapping[str, Sequence[float]] | None = None,

@@ -217,3 +217,44 @@ def codesign_pareto(all_df, pareto_df, x: str = "cost_score", y: str = "total_la
             hovertemplate=f"{x} %{{x:.4g}}, {y} %{{y:.4g}}<br>" + hover + "<extra></extra>"))
     fig.update_layout(title=f"Pareto frontier: {y} vs {x}", xaxis_title=x, yaxis_title=y, height=480)
     return fig
+
+
+def sla_codesign(res) -> "go.Figure":
+    """SLA co-design: each hardware candidate's objective against its deployment's capex, the
+    frontier drawn, the best starred; hover names the knobs and the deployment."""
+    from .sla_codesign import SLA_OBJECTIVES
+
+    go = _go()
+    ok = [d for d in res.designs if d.point]
+    label = SLA_OBJECTIVES[res.objective][1]
+    fig = go.Figure()
+    for pts, name, style in ((ok, "hardware candidates", dict(size=8, color="#9ab")),
+                             (res.pareto(), "Pareto frontier", dict(size=10, color="#d62728"))):
+        pts = sorted(pts, key=lambda d: d.capex_usd)
+        fig.add_trace(go.Scatter(
+            x=[d.capex_usd for d in pts], y=[d.value(res.objective) for d in pts], name=name,
+            mode="markers" if name != "Pareto frontier" else "lines+markers", marker=style,
+            line=dict(shape="hv", color="#d62728") if name == "Pareto frontier" else None,
+            customdata=[[", ".join(f"{k}={v:g}" for k, v in d.hw.knobs().items()),
+                         d.point.par.describe(), d.point.batch, d.point.tpot_ms] for d in pts],
+            hovertemplate="%{customdata[0]}<br>%{customdata[1]}, batch %{customdata[2]}, TPOT "
+                          "%{customdata[3]:.1f} ms<br>$%{x:,.0f}: %{y:.4g} " + label + "<extra></extra>"))
+    if res.best is not None:
+        b = res.best
+        fig.add_trace(go.Scatter(x=[b.capex_usd], y=[b.value(res.objective)], mode="markers", name="best",
+                                 marker=dict(size=16, symbol="star", color="#2ca02c")))
+    fig.update_layout(title=f"{res.model}: {label} at the SLA vs deployment capex",
+                      xaxis_title="deployment capex ($)", yaxis_title=label, height=480)
+    return fig
+
+
+def sla_sensitivity(res) -> "go.Figure":
+    """Gain of the SLA co-design's objective when one knob of the best hardware doubles."""
+    go = _go()
+    rows = res.sensitivity[::-1]
+    vals = [100 * r.gain_doubled for r in rows]
+    fig = go.Figure(go.Bar(x=vals, y=[r.knob for r in rows], orientation="h", marker_color="#1f77b4",
+                           text=[f"{v:+.1f}%" for v in vals], textposition="outside", cliponaxis=False))
+    fig.update_layout(title=f"Sensitivity of {res.objective} at the SLA: one knob doubled",
+                      xaxis_title="gain (%)", height=160 + 30 * len(rows))
+    return fig

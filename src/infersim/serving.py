@@ -29,15 +29,17 @@ Tokens/s per user = 1 / TPOT (the stream each user sees); per PE = tok/s / PEs u
 """
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from . import cost
 from .errors import choice, require
-from .hardware import HardwareSpec
+from .hardware import KNOBS, HardwareSpec
 from .model import ModelSpec
-from .parallel import ParArrays, Parallelism
+from .parallel import FIELDS, ParArrays, Parallelism
 from .runtime import get_runtime
 from .workload import Workload
 
@@ -81,9 +83,34 @@ class Request:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+#: Prepared terms of recent (model, hardware less its knobs, rows, workload): the knob-free
+#: stage of the cost model, shared by hardware candidates that differ only in knobs (an SLA
+#: co-design sweep searches the same rows on every candidate).
+_TERMS: OrderedDict = OrderedDict()
+_TERMS_MAX_ROWS = 400_000       # rows kept over all entries (~0.5 KB of terms per row)
+
+
+def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> cost.Terms:
+    """``cost.prepare`` memoised on (model, hardware less its knobs, rows, workload)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for f in FIELDS + ("batch",):
+        col = getattr(rows, f)
+        digest.update(np.ascontiguousarray(col).tobytes() if col is not None else b"-")
+    key = (model, hw.with_knobs(**{k: 1.0 for k in KNOBS}), wl, digest.digest())
+    if key in _TERMS:
+        _TERMS.move_to_end(key)
+        return _TERMS[key]
+    terms = _TERMS[key] = cost.prepare(model, hw, rows, wl)
+    while len(_TERMS) > 1 and sum(len(t) for t in _TERMS.values()) > _TERMS_MAX_ROWS:
+        _TERMS.popitem(last=False)
+    return terms
+
+
 def _step(model, hw, rows: ParArrays, wl: Workload, runtime) -> tuple[dict, cost.Terms]:
-    terms = cost.prepare(model, hw, rows, wl)
-    return cost.evaluate(terms, runtime=runtime, breakdown=False), terms
+    """One step of every row on ``hw`` (its knobs passed explicitly: the terms may have been
+    prepared for a candidate with other knobs)."""
+    terms = prepared_terms(model, hw, rows, wl)
+    return cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False), terms
 
 
 def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_replica):

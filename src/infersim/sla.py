@@ -22,17 +22,18 @@ from __future__ import annotations
 
 import math
 import time
+from functools import lru_cache
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from .errors import InferSimError, choice, require
-from .hardware import HardwareSpec
+from .hardware import KNOBS, HardwareSpec
 from .model import ModelSpec
 from .pareto import pareto_front
 from .parallel import FIELDS, ParArrays, Parallelism, concat, field_code
 from .runtime import get_runtime
-from .serving import DEFAULT_CHUNK_TOKENS, Request, ServingMetrics, evaluate_serving
+from .serving import DEFAULT_CHUNK_TOKENS, Request, ServingMetrics, evaluate_serving, prepared_terms
 from .space import parallelism_space
 from .workload import Workload
 from . import cost
@@ -48,11 +49,21 @@ class ServingPoint(ServingMetrics):
     meets_sla: bool = False
 
 
-def serving_space(model: ModelSpec, hw: HardwareSpec, request: Request) -> ParArrays:
-    """Every parallelism config of ``hw`` for this request's decode (one row per config)."""
+def serving_space(model: ModelSpec, hw: HardwareSpec, request: Request,
+                  single_replica: bool = False) -> ParArrays:
+    """Every parallelism config of ``hw`` for this request's decode (one row per config);
+    ``single_replica``: only dp = 1 (a replica is the deployment unit: more replicas scale
+    tokens/s and PEs alike, so per-PE numbers are those of one). The space depends on the
+    topology, not the knobs: cached for the candidates of a co-design sweep."""
+    return _serving_space(model, hw.with_knobs(**{k: 1.0 for k in KNOBS}), request, single_replica)
+
+
+@lru_cache(maxsize=8)
+def _serving_space(model: ModelSpec, hw: HardwareSpec, request: Request, single_replica: bool) -> ParArrays:
     wl = Workload("decode", s_kv=request.isl + request.osl, batch=hw.n_pes)
     space, _ = parallelism_space(model, hw, wl)
-    return space.take(np.flatnonzero((space.pp == 1) | (space.microbatches == 1)))
+    keep = (space.pp == 1) | (space.microbatches == 1)
+    return space.take(np.flatnonzero(keep & (space.dp == 1) if single_replica else keep))
 
 
 def _with_default_microbatches(rows: ParArrays) -> ParArrays:
@@ -67,8 +78,8 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
     so two evaluations give it; the result is checked and stepped down where rounding lies."""
     wl = request.decode_full()
     usable = get_runtime(runtime).usable_bytes(hw.pe_hbm_gb)
-    mem = [cost.prepare(model, hw, _with_default_microbatches(configs.with_batch(configs.dp * k)),
-                        wl).mem_bytes for k in (1, 2)]
+    mem = [prepared_terms(model, hw, _with_default_microbatches(configs.with_batch(configs.dp * k)),
+                          wl).mem_bytes for k in (1, 2)]
     slope = np.maximum(mem[1] - mem[0], 1.0)
     per_replica = np.floor((usable - mem[0]) / slope) + 1
     per_replica = np.clip(per_replica, 0, np.maximum(cap // configs.dp, 0))
@@ -211,10 +222,11 @@ def _limit(name: str, v) -> float | None:
     return float(v)
 
 
-def serving_rows(model, hw, request, cap, runtime=None) -> tuple[ParArrays, np.ndarray, np.ndarray]:
+def serving_rows(model, hw, request, cap, runtime=None,
+                 single_replica: bool = False) -> tuple[ParArrays, np.ndarray, np.ndarray]:
     """The (config, batch) rows of the search with micro-batches resolved per batch, the
     index of each row's config, and each config's largest batch that fits."""
-    configs = serving_space(model, hw, request)
+    configs = serving_space(model, hw, request, single_replica)
     bmax = max_batch(model, hw, configs, request, cap, runtime)
     rows, batches, cfg = batch_rows(configs, bmax)
     return _with_default_microbatches(rows.with_batch(batches)), cfg, bmax[cfg]
@@ -225,34 +237,79 @@ def _meets(res: dict, ttft_ms, tpot_ms) -> np.ndarray:
             & (res["tpot_ns"] <= (tpot_ms or np.inf) * 1e6))
 
 
-def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms):
-    """Per config, bisect for the largest batch meeting the SLA between its largest meeting
-    grid batch and the next grid batch (TTFT and TPOT grow with the batch), and return those
-    rows. Tokens/s per PE grows with the batch, so that batch is the config's best."""
-    meets = _meets(res, ttft_ms, tpot_ms)
+def _excess(res: dict, ttft_ms, tpot_ms) -> np.ndarray:
+    """How far each row is from the SLA: max(TTFT / limit, TPOT / limit), ≤ 1 meets; inf where
+    the row does not fit."""
+    e = np.maximum(res["ttft_ns"] / ((ttft_ms or np.inf) * 1e6), res["tpot_ns"] / ((tpot_ms or np.inf) * 1e6))
+    return np.where(res["fits"], e, np.inf)
+
+
+def _brackets(rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms):
+    """Per config: the largest meeting and the smallest failing batch per replica of the grid
+    (lo, hi) and the SLA excess at each (v_lo, v_hi); the first row of every config."""
+    meets, v = _meets(res, ttft_ms, tpot_ms), _excess(res, ttft_ms, tpot_ms)
     per = rows.batch // rows.dp
-    cfg = np.asarray(cfg, dtype=np.int64)
     n_cfg = int(cfg.max()) + 1 if len(cfg) else 0
-    lo = np.zeros(n_cfg, dtype=np.int64)                 # largest meeting batch per replica
+    lo = np.zeros(n_cfg, dtype=np.int64)
     np.maximum.at(lo, cfg[meets], per[meets])
     hi = np.full(n_cfg, np.iinfo(np.int64).max)         # smallest failing (or unfitting) one
     np.minimum.at(hi, cfg, bmax // rows.dp + 1)
     np.minimum.at(hi, cfg[~meets], per[~meets])
+    v_lo, v_hi = np.zeros(n_cfg), np.full(n_cfg, np.inf)
+    at_lo, at_hi = meets & (per == lo[cfg]), ~meets & (per == hi[cfg])
+    v_lo[cfg[at_lo]], v_hi[cfg[at_hi]] = v[at_lo], v[at_hi]
     _, first = np.unique(cfg, return_index=True)
     row_of = np.zeros(n_cfg, dtype=np.int64)
     row_of[cfg[first]] = first
+    return lo, hi, v_lo, v_hi, row_of
+
+
+def _guesses(lo, hi, v_lo, v_hi, bisect):
+    """Next probe per config: where the excess, linear between the bracket ends, reaches 1
+    (TPOT and TTFT are nearly affine in the batch), or the midpoint after a slow step."""
+    frac = np.where(np.isfinite(v_hi) & (v_hi > v_lo), (1.0 - v_lo) / (v_hi - v_lo), 0.5)
+    g = lo + np.floor(np.where(bisect, 0.5, frac) * (hi - lo)).astype(np.int64)
+    return np.clip(g, lo + 1, hi - 1)
+
+
+def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_only: bool = False):
+    """Per config, search the largest batch meeting the SLA between its largest meeting grid
+    batch and the next grid batch (TTFT and TPOT grow with the batch) and return those rows;
+    tokens/s per PE grows with the batch, so that batch is the config's best. Each round probes
+    the interpolated crossing and the batch above it (one round when the guess is right),
+    bisecting after a step that did not halve the bracket: exact, like plain bisection.
+    ``best_only``: skip configs that cannot beat the best meeting row on tokens/s per PE (no
+    grid row of theirs, meeting or not, does: exact for the best, not for the frontier)."""
+    cfg = np.asarray(cfg, dtype=np.int64)
+    meets = _meets(res, ttft_ms, tpot_ms)
+    lo, hi, v_lo, v_hi, row_of = _brackets(rows, cfg, bmax, res, ttft_ms, tpot_ms)
     has = lo > 0
+    if best_only and meets.any():
+        upper = np.zeros(len(lo))
+        np.maximum.at(upper, cfg, res["tok_s_per_pe"])
+        has &= upper > res["tok_s_per_pe"][meets].max()
+    bisect = np.zeros(len(lo), dtype=bool)
     active = np.flatnonzero(has & (hi > lo + 1))
     while len(active):
-        base = rows.take(row_of[active])
-        mid = (lo[active] + hi[active]) // 2
-        probe = _with_default_microbatches(base.with_batch(mid * base.dp))
-        ok = _meets(evaluate(probe), ttft_ms, tpot_ms)
-        lo[active[ok]], hi[active[~ok]] = mid[ok], mid[~ok]
-        active = active[hi[active] > lo[active] + 1]
+        a, width = active, hi[active] - lo[active]
+        g = _guesses(lo[a], hi[a], v_lo[a], v_hi[a], bisect[a])
+        g2 = np.minimum(g + 1, hi[a] - 1)
+        base = rows.take(row_of[a])
+        probe = _with_default_microbatches(concat([base.with_batch(g * base.dp), base.with_batch(g2 * base.dp)]))
+        r = evaluate(probe)
+        ok, v = _meets(r, ttft_ms, tpot_ms), _excess(r, ttft_ms, tpot_ms)
+        n = len(a)
+        for sl, b in ((slice(0, n), g), (slice(n, 2 * n), g2)):
+            up = ok[sl] & (b > lo[a])
+            down = ~ok[sl] & (b < hi[a])
+            lo[a[up]], v_lo[a[up]] = b[up], v[sl][up]
+            hi[a[down]], v_hi[a[down]] = b[down], v[sl][down]
+        bisect[a] = 2 * (hi[a] - lo[a]) > width
+        active = a[hi[a] > lo[a] + 1]
     # configs whose best batch is not already one of their grid rows
+    per = rows.batch // rows.dp
     span = int(per.max()) + 1
-    new = np.flatnonzero(has & ~np.isin(np.arange(n_cfg) * span + np.minimum(lo, span - 1),
+    new = np.flatnonzero(has & ~np.isin(np.arange(len(lo)) * span + np.minimum(lo, span - 1),
                                          cfg * span + per))
     if not len(new):
         return None
@@ -263,24 +320,29 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms):
 def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: float | None = None,
                tpot_ms: float | None = None, objective: str = "tok_s_per_pe", runtime=None,
                batching: str = "continuous", chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
-               batch_cap: int = DEFAULT_BATCH_CAP, disaggregated: bool = True) -> SLAResult:
+               batch_cap: int = DEFAULT_BATCH_CAP, disaggregated: bool = True,
+               single_replica: bool = False) -> SLAResult:
     """The best (parallelism, batch) serving ``request`` within the TTFT/TPOT limits (ms) by
     ``objective``, the Pareto frontier of tokens/s per user vs per PE, and the best
-    disaggregated prefill/decode deployment (see the module docstring)."""
+    disaggregated prefill/decode deployment (see the module docstring). ``single_replica``
+    searches dp = 1 deployments only (the co-design sweep's unit) and, with the tok_s_per_pe
+    objective, refines only the batches that can change the best (the frontier is then the
+    grid's)."""
     choice("objective", objective, OBJECTIVES)
     ttft_ms, tpot_ms = _limit("ttft_ms", ttft_ms), _limit("tpot_ms", tpot_ms)
     require(isinstance(batch_cap, (int, np.integer)) and 1 <= batch_cap <= 1 << 20,
             f"batch_cap must be an integer in 1..{1 << 20}, got {batch_cap!r}")
     rt = get_runtime(runtime)
     t0 = time.perf_counter()
-    rows, cfg, bmax = serving_rows(model, hw, request, batch_cap, rt)
+    rows, cfg, bmax = serving_rows(model, hw, request, batch_cap, rt, single_replica)
     if not len(rows):
         raise InferSimError(f"no parallelism of {model.name} holds one {request.isl}+{request.osl}-token "
                             f"sequence on {hw.name}")
     evaluate = lambda r: evaluate_serving(model, hw, r, r.batch, request, rt, batching,  # noqa: E731
                                           chunk_tokens)
     res = evaluate(rows)
-    extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms)
+    extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms,
+                    best_only=single_replica and objective == "tok_s_per_pe")
     if extra is not None:
         rows, more = concat([rows, extra]), evaluate(extra)
         res = {k: np.concatenate([res[k], more[k]]) for k in res}
@@ -349,8 +411,8 @@ def _prefill_candidates(model, hw, request, runtime, per_replica=(1, 2, 4, 8, 16
     k = np.repeat(np.asarray(per_replica, dtype=np.int64), len(configs))
     rows = configs.take(np.tile(np.arange(len(configs)), len(per_replica)))
     rows = _with_default_microbatches(rows.with_batch(rows.dp * k))
-    terms = cost.prepare(model, hw, rows, request.prefill())
-    res = cost.evaluate(terms, runtime=runtime, breakdown=False)
+    terms = prepared_terms(model, hw, rows, request.prefill())
+    res = cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False)
     ok = terms.fits(hw.pe_hbm_gb, runtime)
     return rows.take(np.flatnonzero(ok)), res["total_ns"][ok], res["period_ns"][ok]
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from ..codesign.answer import SHORT, answer_lines, fmt_usd
 from ..errors import require
 from ..objectives import OBJECTIVES, get_objective
+from .codesign_sla import run_sla
 from .common import (
     add_hw_args,
     add_model_args,
@@ -37,7 +38,9 @@ def add_parser(sub) -> None:
     p.add_argument("--depth", default="balanced", help="two_stage | balanced | coarse | custom")
     p.add_argument("--grid", help='custom grid, e.g. "bw_hbm_gbs=2000,4000;peak_tflops_f16=250,500;'
                                   'n_sips=1,2,4" (system size: pes_per_cube, cubes_per_sip, n_sips)')
-    p.add_argument("--objective", default="latency", help=" | ".join(OBJECTIVES))
+    p.add_argument("--objective", default=None,
+                   help=" | ".join(OBJECTIVES) + " (default latency); with an SLA: tok_s_per_usd "
+                        "(default) | tok_s_per_w | tok_s_per_pe | tok_s")
     p.add_argument("--top-k", type=positive_int(), default=1, help="pairs kept per hardware candidate")
     p.add_argument("--design-point", default="best",
                    help='where to measure sensitivity: best | base | "knob=value;..." (rest from --hw)')
@@ -46,6 +49,14 @@ def add_parser(sub) -> None:
                         "(default: twice as good as the design point)")
     p.add_argument("--max-candidates", type=positive_int(), help="raise the candidate cap (default 250,000)")
     p.add_argument("--csv", type=output_file, help="write the kept (hardware, parallelism) pairs to this CSV file")
+    p.add_argument("--out", type=output_file,
+                   help="write the kept pairs (with --tpot-ms/--ttft-ms: the candidates) as Parquet")
+    g = p.add_argument_group("co-design at a serving SLA (any limit switches the sweep to it)")
+    g.add_argument("--ttft-ms", type=finite_float, help="time-to-first-token limit (ms)")
+    g.add_argument("--tpot-ms", type=finite_float, help="time-per-output-token limit (ms)")
+    g.add_argument("--isl", type=positive_int(), default=2048, help="input tokens per request")
+    g.add_argument("--osl", type=positive_int(), default=512, help="output tokens per request")
+    g.add_argument("--batching", default="continuous", help="continuous | static")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
@@ -95,14 +106,16 @@ def run(args) -> int:
     base = load_hardware(args)
     model.check_context(args.s_kv)
     grid = parse_grid(args.grid)
-    obj = get_objective(args.objective)
+    if args.depth == "custom":       # reject a bad grid before starting
+        enumerate_hardware(args.depth, grid, base=base.knobs(), max_candidates=args.max_candidates)
+    if args.ttft_ms is not None or args.tpot_ms is not None:
+        return run_sla(args, model, base, grid)
+    obj = get_objective(args.objective or "latency")
     design = _design_point(args.design_point)
     target = None
     if args.target is not None:
         require(math.isfinite(args.target) and args.target > 0, f"--target must be > 0, got {args.target:g}")
         target = args.target * 1e6 if obj.name == "latency" else args.target
-    if args.depth == "custom":       # reject a bad grid before starting
-        enumerate_hardware(args.depth, grid, base=base.knobs(), max_candidates=args.max_candidates)
     with progress_bar(f"co-design sweep ({args.depth})", args.json) as cb:
         res = joint_explore(model, s_kv=args.s_kv, mode=args.mode, depth=args.depth, batch=args.batch,
                             s_q=args.s_q, base_hw=base, objective=obj.name, progress=cb,
@@ -110,6 +123,8 @@ def run(args) -> int:
                             top_k=args.top_k, runtime=args.runtime, design_point=design, target=target,
                             max_candidates=args.max_candidates)
     ans = res.answer()
+    if args.out:
+        res.to_parquet(args.out)
     if args.csv:
         write_csv(args.csv, (s.to_dict() for s in res.all_scores.iter_transient()))
     if args.json:

@@ -35,6 +35,7 @@ def add_parser(sub) -> None:
                         "rank like throughput_per_pe)")
     p.add_argument("--csv", type=output_file,
                    help="write every fitting config, ranked, to this CSV file")
+    p.add_argument("--out", type=output_file, help="write every fitting config, ranked, as Parquet")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
@@ -57,6 +58,8 @@ def run(args) -> int:
     rows = res.rows(args.top)
     if args.csv:
         write_csv(args.csv, res.rows())
+    if args.out:
+        res.to_parquet(args.out)
     if args.json:
         emit_json({"answer": answer, "model": model.name, "hardware": hw.name, "objective": args.objective,
                    "n_enumerated": res.n_enumerated, "n_valid": res.n_valid,

@@ -44,12 +44,17 @@ def fmt_usd(v: float) -> str:
     return f"${v / 1e6:,.2f}M" if v >= 1e6 else f"${v:,.0f}"
 
 
+def fmt_price(v: float) -> str:
+    """A unit price with sensible digits: $117, $3.42, $0.123."""
+    return f"${v:,.0f}" if v >= 100 else (f"${v:.2f}" if v >= 1 else f"${v:.3f}")
+
+
 def answer_lines(ans: dict) -> tuple[str, str]:
     """The two answer lines: what to build (and what it costs), what limits it and what next."""
     hw = ans["hardware"]
     knobs = ", ".join(f"{SHORT[k]} {hw[k]:g}" for k in SHORT)
     size = f"{hw['pes_per_cube']}x{hw['cubes_per_sip']}x{hw['n_sips']}"
-    mtok = f", ${ans['usd_per_mtok']:.3f}/M tok" if ans["usd_per_mtok"] is not None else ""
+    mtok = f", {fmt_price(ans['usd_per_mtok'])}/M tok" if ans["usd_per_mtok"] is not None else ""
     pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
     first = (f"Answer: {knobs} ({size} PEs); {ans['parallelism']} on {pes}: "
              f"{ans['latency_ms']:.3f} ms, {ans['tokens_per_s']:,.0f} tok/s "
@@ -66,3 +71,42 @@ def answer_lines(ans: dict) -> tuple[str, str]:
         nxt = "no single knob doubled gains more than 0.5%"
     second = f"Limited by {ans['bound']} ({100 * ans['bound_share']:.0f}% of the step); {nxt}"
     return first, second
+
+
+def sla_answer(res) -> dict:
+    """An :class:`~infersim.sla_codesign.SLACodesignResult`'s recommendation as a plain dict:
+    the hardware, its deployment and numbers, what stops a larger batch, the next knob."""
+    from ..sla_codesign import SLA_OBJECTIVES
+
+    d = res.best
+    unit = SLA_OBJECTIVES[res.objective][1]
+    if d is None:
+        near = next((x for x in res.designs if x.miss is not None), None)
+        return {"objective": res.objective, "unit": unit, "meets_sla": False,
+                "nearest": near.record() if near else None,
+                "why": "no candidate meets the SLA" + (f"; nearest: {near.hw.knobs()}" if near else "")}
+    p = d.point
+    lever = next((s for s in res.sensitivity if s.gain_doubled > MIN_LEVER_GAIN), None)
+    return {"objective": res.objective, "unit": unit, "meets_sla": True,
+            "objective_value": d.value(res.objective), "hardware": d.hw.knobs(),
+            "parallelism": p.par.describe(), "batch": p.batch, "pes": p.pes,
+            "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms, "tok_s": p.tok_s, "tok_s_per_pe": p.tok_s_per_pe,
+            "tok_s_per_usd": d.tok_s_per_usd, "tok_s_per_w": d.tok_s_per_w, "capex_usd": d.capex_usd,
+            "usd_per_mtok": 1e6 / d.tok_s_per_usd, "limit": d.limit,
+            "next_lever": None if lever is None else {"knob": lever.knob, "gain": lever.gain_doubled}}
+
+
+def sla_answer_lines(ans: dict) -> tuple[str, str]:
+    """Two lines: the hardware and deployment that serve the SLA best; what limits it, what next."""
+    if not ans["meets_sla"]:
+        return ("Answer: " + ans["why"], "Relax the SLA or widen the grid (more HBM bandwidth or compute)")
+    knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in ans["hardware"].items())
+    pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
+    first = (f"Answer: {knobs}; {ans['parallelism']} at batch {ans['batch']} on {pes}: "
+             f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
+             f"({ans['tok_s_per_pe']:,.1f}/PE), {ans['tok_s_per_usd']:,.0f} tok/$ "
+             f"({fmt_price(ans['usd_per_mtok'])}/M tok), {ans['tok_s_per_w']:.2f} tok/s/W")
+    lever = ans["next_lever"]
+    nxt = (f"next lever: double {lever['knob']} ({100 * lever['gain']:+.1f}% {ans['unit']})"
+           if lever else "no single knob doubled gains more than 0.5%")
+    return first, f"Limited by {ans['limit']}; {nxt}"

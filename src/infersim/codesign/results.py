@@ -146,6 +146,36 @@ class ScoreList(Sequence):
                           f("tokens_per_s"), f("system_cost_usd"), f("system_power_w"),
                           f("tco_usd_per_h"), f("objective_value"))
 
+    def index_of(self, score: JointScore) -> int:
+        """The position of an item already read (``pareto_scores`` items are read from here)."""
+        return next(i for i, s in self._items.items() if s is score)
+
+    def columns(self, idx=None) -> dict[str, np.ndarray]:
+        """Pairs ``idx`` (default all) as named columns, vectorised: hardware knobs and system
+        size (``hw_*``), the parallelism fields, PEs, latency, period, memory, cost_score,
+        throughput, economics and the objective value; units in the names."""
+        t = self.table if idx is None else self.table.take(np.asarray(idx, dtype=np.int64))
+        knobs, topo = rows_at(self._axes, t.cand)
+        cols: dict[str, np.ndarray] = {f"hw_{k}": knobs[:, j] for j, k in enumerate(KNOBS)}
+        cols.update({f"hw_{k}": topo[:, j] for j, k in enumerate(TOPOLOGY_KNOBS)})
+        par: dict[str, np.ndarray] = {}
+        groups, inverse = np.unique(topo, axis=0, return_inverse=True)
+        for g, tp in enumerate(groups):
+            rows = np.flatnonzero(inverse.ravel() == g)
+            space, _ = static_terms(self._ctx.model, topology_hw(self._ctx.base_hw, tuple(map(int, tp))),
+                                    self._ctx.wl)
+            for name, col in space.take(t.config[rows]).columns().items():
+                par.setdefault(name, np.empty(len(t), dtype=col.dtype))[rows] = col
+        tok = t.tokens_per_s
+        cols.update(par)
+        cols.update({"pes": t.pes, "total_latency_ms": t.latency_ns / 1e6, "period_ms": t.period_ns / 1e6,
+                     "mem_per_pe_gb": t.mem_bytes / 1e9, "cost_score": t.cost_score, "tokens_per_s": tok,
+                     "tokens_per_s_per_pe": tok / t.pes, "system_cost_usd": t.system_cost_usd,
+                     "system_power_w": t.system_power_w, "tco_usd_per_h": t.tco_usd_per_h,
+                     "tokens_per_usd": tok * 3600.0 / t.tco_usd_per_h, "tokens_per_j": tok / t.system_power_w,
+                     "objective_value": t.objective_value})
+        return cols
+
     def iter_transient(self) -> Iterator[JointScore]:
         """Every pair in order, built without caching (CSV of a huge sweep: O(1) memory)."""
         for i in range(len(self)):

@@ -1,0 +1,223 @@
+"""Co-design at a serving SLA: which hardware serves a request shape within TTFT/TPOT limits for
+the most tokens per dollar (or per watt, per PE, or in total).
+
+For every hardware candidate of the grid (:func:`~infersim.auto_hardware.enumerate_hardware`)
+:func:`~infersim.sla.sla_search` finds the best single-replica deployment (parallelism × batch,
+continuous batching by default) meeting the SLA; the candidate's per-PE economics
+(:func:`~infersim.economics.pe_economics`) turn its tokens/s per PE into tokens per dollar of TCO
+and per watt of system power:
+
+    tok/$ = tok_s_per_pe · 3600 / (TCO $ per PE-hour),    tok/s/W = tok_s_per_pe / (system W per PE)
+
+Within one hardware the cost and power per PE are constant, so its best deployment under every
+objective here is the one with the most tokens/s per PE (the SLA search's own objective); the
+objective only orders the hardware. A replica is the deployment unit: more replicas multiply
+tokens/s, cost and power alike. Candidates where nothing meets the SLA rank last, with the
+nearest miss. Sensitivity: each knob of the best candidate ×2 and ×0.5, searched again under
+the same SLA and objective.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .auto_hardware import HardwareCandidate, enumerate_hardware
+from .economics import Economics, pe_economics
+from .errors import InferSimError, choice, require
+from .hardware import KNOBS, HardwareSpec
+from .hardware_presets import GENERIC_SIP
+from .model import ModelSpec
+from .runtime import get_runtime
+from .serving import Request
+from .sla import ServingPoint, sla_search
+
+#: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
+SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
+                  "tok_s_per_pe": ("tok_s_per_pe", "tok/s/PE"), "tok_s": ("tok_s", "tok/s")}
+
+
+@dataclass(frozen=True)
+class ServingDesign:
+    """One hardware candidate: its best SLA-meeting single-replica deployment (``point``, None
+    when nothing meets the SLA; ``miss`` is then the least violating fitting one) and its
+    per-PE capex, system power and TCO per hour."""
+
+    hw: HardwareCandidate
+    point: ServingPoint | None
+    miss: ServingPoint | None
+    capex_usd_per_pe: float
+    power_w_per_pe: float
+    usd_per_h_per_pe: float
+    limit: str = ""
+
+    @property
+    def tok_s(self) -> float:
+        return self.point.tok_s if self.point else math.nan
+
+    @property
+    def tok_s_per_pe(self) -> float:
+        return self.point.tok_s_per_pe if self.point else math.nan
+
+    @property
+    def tok_s_per_usd(self) -> float:
+        return self.tok_s_per_pe * 3600.0 / self.usd_per_h_per_pe
+
+    @property
+    def tok_s_per_w(self) -> float:
+        return self.tok_s_per_pe / self.power_w_per_pe
+
+    @property
+    def capex_usd(self) -> float:
+        """Capex of the deployment's PEs."""
+        return self.point.pes * self.capex_usd_per_pe if self.point else math.nan
+
+    def value(self, objective: str) -> float:
+        return getattr(self, SLA_OBJECTIVES[objective][0])
+
+    def record(self) -> dict:
+        p = self.point or self.miss
+        return {**{f"hw_{k}": v for k, v in self.hw.knobs().items()}, "meets_sla": self.point is not None,
+                "parallelism": p.par.describe() if p else "", "batch": p.batch if p else 0,
+                "pes": p.pes if p else 0, "ttft_ms": p.ttft_ms if p else math.nan,
+                "tpot_ms": p.tpot_ms if p else math.nan, "tok_s": self.tok_s,
+                "tok_s_per_pe": self.tok_s_per_pe, "tok_s_per_usd": self.tok_s_per_usd,
+                "tok_s_per_w": self.tok_s_per_w, "capex_usd": self.capex_usd,
+                "capex_usd_per_pe": self.capex_usd_per_pe, "power_w_per_pe": self.power_w_per_pe,
+                "usd_per_h_per_pe": self.usd_per_h_per_pe}
+
+
+@dataclass(frozen=True)
+class KnobEffect:
+    """The objective at the best hardware with one knob ×2 and ×0.5 (relative gains, > 0 better)."""
+
+    knob: str
+    doubled_value: float
+    halved_value: float
+    gain_doubled: float
+    gain_halved: float
+
+
+@dataclass(frozen=True)
+class SLACodesignResult:
+    model: str
+    base_hw: str
+    runtime: str
+    batching: str
+    request: Request
+    ttft_limit_ms: float | None
+    tpot_limit_ms: float | None
+    objective: str
+    designs: list[ServingDesign]          # best first; those meeting no SLA last
+    sensitivity: list[KnobEffect] = field(default_factory=list)
+    n_meeting: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def best(self) -> ServingDesign | None:
+        return self.designs[0] if self.designs and self.designs[0].point else None
+
+    def pareto(self) -> list[ServingDesign]:
+        """Meeting designs not beaten on both the objective and the deployment's capex."""
+        from .pareto import pareto_front
+
+        ok = [d for d in self.designs if d.point]
+        if not ok:
+            return []
+        idx = pareto_front(-np.array([d.value(self.objective) for d in ok]), np.array([d.capex_usd for d in ok]))
+        return [ok[i] for i in idx]
+
+    def answer(self) -> dict:
+        """The recommendation first: hardware, deployment, its numbers, what limits it, the knob
+        whose doubling gains most."""
+        from .codesign.answer import sla_answer
+
+        return sla_answer(self)
+
+    def to_pandas(self, which: str = "designs"):
+        """``designs`` (every candidate, ranked) or ``sensitivity``."""
+        from .frames import frame
+
+        choice("table", which, ("designs", "sensitivity"))
+        if which == "sensitivity":
+            return frame([vars(s) for s in self.sensitivity])
+        return frame([{"rank": i + 1, **d.record()} for i, d in enumerate(self.designs)])
+
+    def to_parquet(self, path, which: str = "designs") -> str:
+        from .frames import to_parquet
+
+        return to_parquet(self.to_pandas(which), path)
+
+    def plot(self, kind: str = "pareto"):
+        from . import plots
+
+        choice("plot", kind, ("pareto", "sensitivity"))
+        return plots.sla_codesign(self) if kind == "pareto" else plots.sla_sensitivity(self)
+
+
+def _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, progress):
+    """Best deployment of every candidate (one SLA search each) with its per-PE economics."""
+    knobs = np.array([[getattr(c, k) for k in KNOBS] for c in cands], dtype=float)
+    topo = np.array([c.topology_of(base) for c in cands], dtype=np.int64)
+    pe = pe_economics(knobs, topo, base, econ)
+    out = []
+    for i, c in enumerate(cands):
+        try:
+            r = sla_search(model, c.to_hardware(base), request, ttft_ms, tpot_ms, runtime=rt,
+                           batching=batching, disaggregated=False, single_replica=True)
+            best, miss, limit = r.best, r.nearest_miss, r.limit
+        except InferSimError:            # not even one sequence fits this candidate
+            best = miss = None
+            limit = "memory: not one sequence fits"
+        out.append(ServingDesign(c, best, miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
+                                 float(pe.usd_per_h[i]), limit))
+        if progress is not None:
+            progress(i + 1, len(cands))
+    return out
+
+
+def _ranked(designs: list[ServingDesign], objective: str) -> list[ServingDesign]:
+    key = lambda d: (d.point is None, -d.value(objective) if d.point else 0.0, d.capex_usd_per_pe)  # noqa: E731
+    return sorted(designs, key=key)
+
+
+def _sensitivity(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, batching,
+                 econ, objective) -> list[KnobEffect]:
+    cands = [best.hw.scaled(k, f) for k in KNOBS for f in (2.0, 0.5)]
+    res = _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, None)
+    v0 = best.value(objective)
+    gain = lambda d: d.value(objective) / v0 - 1.0 if d.point else -1.0  # noqa: E731
+    rows = [KnobEffect(k, res[2 * j].value(objective), res[2 * j + 1].value(objective),
+                       gain(res[2 * j]), gain(res[2 * j + 1])) for j, k in enumerate(KNOBS)]
+    return sorted(rows, key=lambda r: -r.gain_doubled)
+
+
+def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = None,
+                 tpot_ms: float | None = None, depth: str = "balanced",
+                 custom: Mapping[str, Sequence[float]] | None = None,
+                 base_hw: HardwareSpec | None = None, objective: str = "tok_s_per_usd",
+                 runtime=None, batching: str = "continuous", economics: Economics | None = None,
+                 progress: Callable[[int, int], None] | None = None,
+                 max_candidates: int | None = None, sensitivity: bool = True) -> SLACodesignResult:
+    """The hardware (of ``depth``'s grid around ``base_hw``) whose best deployment serves
+    ``request`` within ``ttft_ms`` / ``tpot_ms`` for the most of ``objective`` (see the module
+    docstring); designs ranked, the knob sensitivity at the best one."""
+    choice("objective", objective, tuple(SLA_OBJECTIVES))
+    require(ttft_ms is not None or tpot_ms is not None,
+            "an SLA co-design needs a TTFT or a TPOT limit (ttft_ms=, tpot_ms=)")
+    require(progress is None or callable(progress), f"progress must be callable(done, total), got {progress!r}")
+    base = base_hw or GENERIC_SIP
+    rt, t0 = get_runtime(runtime), time.perf_counter()
+    cands = enumerate_hardware(depth, custom, base=base.knobs(), max_candidates=max_candidates)
+    designs = _ranked(_designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching,
+                               economics, progress), objective)
+    n_meet = sum(d.point is not None for d in designs)
+    sens = (_sensitivity(model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics,
+                         objective) if sensitivity and n_meet else [])
+    return SLACodesignResult(model=model.name, base_hw=base.name, runtime=rt.name, batching=batching,
+                             request=request, ttft_limit_ms=ttft_ms, tpot_limit_ms=tpot_ms,
+                             objective=objective, designs=designs, sensitivity=sens,
+                             n_meeting=n_meet, elapsed_s=time.perf_counter() - t0)
