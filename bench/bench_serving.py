@@ -35,6 +35,25 @@ def main() -> None:
         print(f"{name:14s}: {r.n_evaluated:,} (parallelism, batch) pairs; cold {cold:.3f} s, warm "
               f"{warm:.3f} s ({r.n_evaluated / warm:,.0f} pairs/s with the disaggregated search, "
               f"aggregated only {agg.elapsed_s:.3f} s); best {best:,.1f} tok/s/PE; {r.comparison()}")
+    print("(warm repeats reuse the memoised knob-free cost terms, as a UI re-run does)")
+    bench_large_and_codesign()
+
+
+def bench_large_and_codesign() -> None:
+    """The 64-PE generic SiP (72K serving rows for 70B) and the SLA co-design sweep on it."""
+    from infersim.serving import _TERMS
+    from infersim.sla_codesign import codesign_sla
+
+    model, hw, req = PRESETS["Llama 3.1 70B"].model, HW_PRESETS["Generic SiP (default)"], Request(2048, 512)
+    _TERMS.clear()
+    r = sla_search(model, hw, req, ttft_ms=2000, tpot_ms=50, disaggregated=False)
+    print(f"70B on {hw.name}: {r.n_evaluated:,} pairs, cold {r.elapsed_s:.2f} s "
+          f"({r.n_evaluated / r.elapsed_s:,.0f} pairs/s); best {r.best.par.describe()} batch {r.best.batch}")
+    _TERMS.clear()
+    t0 = time.perf_counter()
+    c = codesign_sla(model, req, ttft_ms=2000, tpot_ms=50, depth="balanced")
+    print(f"SLA co-design, 70B 2048+512 at TPOT <= 50 ms, balanced (64 candidates + 12 sensitivity "
+          f"searches): {time.perf_counter() - t0:.1f} s; best {c.best.tok_s_per_usd:,.0f} tok/$")
 
 
 def _timed(fn) -> float:
