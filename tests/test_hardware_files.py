@@ -12,7 +12,7 @@ import yaml
 
 from infersim import HardwareSpec, InferSimError
 from infersim.cli import main
-from infersim.hardware_files import read_hardware_file
+from infersim.hardware_presets import read_hardware_file
 from infersim.hardware_presets import HW_PRESETS, MEASURED_MAX, resolve_hardware
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def test_round_trip_every_format(tmp_path, suffix):
     d = as_plain(spec)
     path = tmp_path / f"chip{suffix}"
     path.write_text({".json": json.dumps, ".yaml": yaml.safe_dump, ".toml": toml_text}[suffix](d))
-    assert HardwareSpec.from_file(path) == spec
+    assert read_hardware_file(path)[0] == spec
 
 
 def test_docs_example_reads_with_provenance():
@@ -82,7 +82,7 @@ def test_bad_hardware_files_are_one_line_errors(tmp_path, fname, text, needle):
     path = tmp_path / fname
     path.write_text(text)
     with pytest.raises(InferSimError) as exc:
-        HardwareSpec.from_file(path)
+        read_hardware_file(path)[0]
     assert needle in str(exc.value) and "\n" not in str(exc.value)
 
 
@@ -91,7 +91,7 @@ def test_bad_paths(tmp_path):
     (tmp_path / "bin.toml").write_bytes(b"\xff\xfe\x00")
     for name, needle in (("big.json", "larger than 1 MiB"), ("bin.toml", "not UTF-8"), ("none.toml", "not found")):
         with pytest.raises(InferSimError, match=needle):
-            HardwareSpec.from_file(tmp_path / name)
+            read_hardware_file(tmp_path / name)[0]
     with pytest.raises(InferSimError, match=r"unknown hardware preset 'nope'.*or a \.toml"):
         resolve_hardware("nope")
 

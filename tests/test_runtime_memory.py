@@ -7,7 +7,7 @@ import pytest
 
 from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.auto_explore import auto_explore
-from infersim.hardware_files import read_hardware_file
+from infersim.hardware_presets import read_hardware_file
 from infersim.hardware_presets import get_hardware
 from infersim.model_presets import get_model
 from infersim.parallel import ParArrays

@@ -54,10 +54,10 @@ def codesign() -> nbf.NotebookNode:
            "questions: the fastest decode step at 32K context, and the cheapest way to serve 2K/512 "
            "requests at TPOT ≤ 50 ms. (See `docs/codesign.md` for the search and the cost model.)"),
         code("from infersim.auto_hardware import joint_explore\n"
-             "from infersim.codesign.answer import answer_lines, sla_answer_lines\n"
+             "from infersim.codesign.answer import answer_lines\n"
              "from infersim.model_presets import PRESETS\n"
              "from infersim.serving import Request\n"
-             "from infersim.sla_codesign import codesign_sla\n\n"
+             "from infersim.sla_codesign import codesign_sla, sla_answer_lines\n\n"
              "model = PRESETS['Llama 3.1 70B'].model"),
         md("## 1. Latency of one decode step\n\n`balanced` tries every knob at 1× and 2× (64 candidates)."),
         code("res = joint_explore(model, s_kv=32768, mode='decode', depth='balanced', objective='latency')\n"

@@ -30,8 +30,8 @@ flops per ns.
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass, fields, replace
+import difflib
+from dataclasses import MISSING, dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -188,8 +188,6 @@ class HardwareSpec:
     def from_dict(cls, d: Mapping[str, Any]) -> "HardwareSpec":
         """A spec from field names and values (efficiency tables as lists of [size, eff] pairs);
         unknown and missing fields are one-line errors that suggest the nearest valid name."""
-        from .hardware_files import check_keys, required_fields, table_from
-
         check_keys(d, where="hardware spec")
         missing = [f for f in required_fields() if f not in d]
         require(not missing, f"hardware spec: missing field '{missing[0] if missing else ''}' "
@@ -197,12 +195,39 @@ class HardwareSpec:
         kw = {k: table_from(k, v) if k in EFF_TABLES else v for k, v in d.items()}
         return cls(**kw)
 
-    @classmethod
-    def from_file(cls, path: str | os.PathLike) -> "HardwareSpec":
-        """A spec from a JSON, TOML or YAML file (see docs/hardware.md for the schema)."""
-        from .hardware_files import read_hardware_file
 
-        return read_hardware_file(path)[0]
+def field_names() -> list[str]:
+    return [f.name for f in fields(HardwareSpec)]
+
+
+def required_fields() -> list[str]:
+    return [f.name for f in fields(HardwareSpec) if f.default is MISSING and f.default_factory is MISSING]
+
+
+def check_keys(d: Any, where: str, extra: tuple[str, ...] = ()) -> None:
+    """Reject a non-mapping or unknown keys, suggesting the nearest valid key."""
+    if not isinstance(d, Mapping):
+        raise InferSimError(f"{where}: expected a table of hardware fields, got {type(d).__name__}")
+    valid = field_names() + list(extra)
+    if "usable_mem_frac" in d:
+        raise InferSimError(f"{where}: usable_mem_frac is a property of the software, not the chip: "
+                            "it is the runtime's mem_fraction now (infersim.runtime); drop the key")
+    for key in d:
+        if key not in valid:
+            near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
+            hint = f"did you mean '{near[0]}'? " if near else ""
+            raise InferSimError(f"{where}: unknown hardware field '{key}'; {hint}valid: {', '.join(valid)}")
+
+
+def table_from(name: str, value: Any) -> tuple[tuple[float, float], ...]:
+    """An efficiency table from a list of [size, efficiency] pairs (numbers, finite)."""
+    ok = isinstance(value, (list, tuple)) and all(
+        isinstance(p, (list, tuple)) and len(p) == 2
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in p)
+        for p in value)
+    if not ok:
+        raise InferSimError(f"{name} must be a list of [size, efficiency] number pairs, got {value!r}"[:200])
+    return tuple((float(x), float(e)) for x, e in value)
 
 
 def _is_finite_real(value) -> bool:

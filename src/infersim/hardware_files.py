@@ -14,55 +14,18 @@ nearest valid one suggested. Files are at most :data:`MAX_HW_FILE_BYTES`.
 """
 from __future__ import annotations
 
-import difflib
 import json
-import math
 import os
-from dataclasses import MISSING, fields
 from typing import Any, Callable, Mapping
 
 from .efficiency import COMPUTE_SHAPE, MAX_KEYS, MEMORY_SHAPE, _scale
 from .errors import InferSimError
 from .files import read_text_capped
-from .hardware import EFF_TABLES, HardwareSpec
+from .hardware import EFF_TABLES, HardwareSpec, check_keys, field_names, required_fields, table_from
 
 MAX_HW_FILE_BYTES = 1024 * 1024
 SUFFIXES = (".json", ".toml", ".yaml", ".yml")
 EXTRA_KEYS = ("base",) + tuple(MAX_KEYS)
-
-
-def field_names() -> list[str]:
-    return [f.name for f in fields(HardwareSpec)]
-
-
-def required_fields() -> list[str]:
-    return [f.name for f in fields(HardwareSpec) if f.default is MISSING and f.default_factory is MISSING]
-
-
-def check_keys(d: Any, where: str, extra: tuple[str, ...] = ()) -> None:
-    """Reject a non-mapping or unknown keys, suggesting the nearest valid key."""
-    if not isinstance(d, Mapping):
-        raise InferSimError(f"{where}: expected a table of hardware fields, got {type(d).__name__}")
-    valid = field_names() + list(extra)
-    if "usable_mem_frac" in d:
-        raise InferSimError(f"{where}: usable_mem_frac is a property of the software, not the chip: "
-                            "it is the runtime's mem_fraction now (infersim.runtime); drop the key")
-    for key in d:
-        if key not in valid:
-            near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
-            hint = f"did you mean '{near[0]}'? " if near else ""
-            raise InferSimError(f"{where}: unknown hardware field '{key}'; {hint}valid: {', '.join(valid)}")
-
-
-def table_from(name: str, value: Any) -> tuple[tuple[float, float], ...]:
-    """An efficiency table from a list of [size, efficiency] pairs (numbers, finite)."""
-    ok = isinstance(value, (list, tuple)) and all(
-        isinstance(p, (list, tuple)) and len(p) == 2
-        and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in p)
-        for p in value)
-    if not ok:
-        raise InferSimError(f"{name} must be a list of [size, efficiency] number pairs, got {value!r}"[:200])
-    return tuple((float(x), float(e)) for x, e in value)
 
 
 def read_mapping(path: str | os.PathLike) -> dict:
@@ -150,9 +113,3 @@ def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], Hard
         origin.setdefault(f, "default")
     return spec, origin
 
-
-def read_hardware_file(path: str | os.PathLike) -> tuple[HardwareSpec, dict[str, str]]:
-    """(spec, provenance) of a user hardware file; ``base`` names a calibrated preset."""
-    from .hardware_presets import get_hardware
-
-    return spec_from_mapping(read_mapping(path), os.path.basename(str(path)), resolve_base=get_hardware)

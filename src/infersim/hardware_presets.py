@@ -38,7 +38,7 @@ from .efficiency import (  # noqa: F401  (public names of this module)
 )
 from .errors import InferSimError
 from .hardware import HardwareSpec
-from .hardware_files import _parse, spec_from_mapping
+from .hardware_files import _parse, read_mapping, spec_from_mapping
 from .registry import Registry
 
 #: Keys only preset files have (see the module docstring).
@@ -136,10 +136,16 @@ def is_hardware_file(ref: str) -> bool:
                                       or os.path.sep in ref or os.path.exists(ref))
 
 
+def read_hardware_file(path: str | os.PathLike) -> tuple[HardwareSpec, dict[str, str]]:
+    """(spec, provenance) of a user hardware file (JSON, TOML or YAML; docs/hardware.md);
+    ``base`` names a calibrated preset whose fields the file overrides."""
+    return spec_from_mapping(read_mapping(path), os.path.basename(str(path)), resolve_base=get_hardware)
+
+
 def resolve_hardware(ref: str) -> HardwareSpec:
     """A preset name or a path to a JSON/TOML/YAML hardware file (docs/hardware.md)."""
     if is_hardware_file(ref):
-        return HardwareSpec.from_file(ref)
+        return read_hardware_file(ref)[0]
     try:
         return get_hardware(ref)
     except InferSimError as exc:

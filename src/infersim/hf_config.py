@@ -23,7 +23,7 @@ from . import hf_read as rd
 from .errors import InferSimError, warn
 from .hf_families import UNGATED_UNKNOWN, Family, family_of
 from .hf_quant import quant_dtypes
-from .model import LIMITS
+from .limits import LIMITS
 
 _INHERITED = ("torch_dtype", "dtype", "tie_word_embeddings", "quantization_config", "_name_or_path")
 _TORCH = {"float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8",

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import InferSimError, choice, positive, require
+from .limits import LIMITS
 
 #: Bytes per value of each data type, block scales included:
 #: ``int4``  AWQ/GPTQ weight-only, groups of 128 with a 16-bit scale and 16-bit zero point
@@ -47,17 +48,6 @@ COMM_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 #: Attention layer kinds (``ModelSpec.layer_types``).
 LAYER_TYPES = ("full", "sliding", "chunked")
 
-#: Physically sane upper bounds of the model dimensions (the largest published models are 10-100x
-#: below each), so that no input makes a per-layer list or a divisor search run for hours.
-LIMITS: dict[str, int] = {
-    "n_layers": 10_000, "hidden": 1_048_576, "n_heads": 65_536, "n_kv_heads": 65_536,
-    "head_dim": 65_536, "vocab": 10_000_000, "ffn_hidden": 16_777_216, "moe_ffn_hidden": 16_777_216,
-    "n_experts": 65_536, "n_experts_per_tok": 65_536, "n_shared_experts": 65_536,
-    "first_k_dense": 10_000, "moe_layer_step": 10_000, "learned_positions": 1 << 34,
-    "max_position": 1 << 34, "sliding_window": 1 << 34, "attention_chunk_size": 1 << 34,
-    "kv_lora_rank": 1_048_576, "q_lora_rank": 1_048_576, "qk_rope_head_dim": 65_536,
-    "qk_nope_head_dim": 65_536, "v_head_dim": 65_536,
-}
 _REQUIRED = ("n_layers", "hidden", "n_heads", "n_kv_heads", "head_dim", "vocab", "max_position",
              "moe_layer_step")
 

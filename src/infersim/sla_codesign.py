@@ -26,6 +26,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .auto_hardware import HardwareCandidate, enumerate_hardware
+from .codesign.answer import MIN_LEVER_GAIN, SHORT, fmt_price
 from .economics import Economics, pe_economics
 from .errors import InferSimError, choice, require
 from .hardware import KNOBS, HardwareSpec
@@ -133,8 +134,6 @@ class SLACodesignResult:
     def answer(self) -> dict:
         """The recommendation first: hardware, deployment, its numbers, what limits it, the knob
         whose doubling gains most."""
-        from .codesign.answer import sla_answer
-
         return sla_answer(self)
 
     def to_pandas(self, which: str = "designs"):
@@ -221,3 +220,40 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
                              request=request, ttft_limit_ms=ttft_ms, tpot_limit_ms=tpot_ms,
                              objective=objective, designs=designs, sensitivity=sens,
                              n_meeting=n_meet, elapsed_s=time.perf_counter() - t0)
+
+
+def sla_answer(res) -> dict:
+    """An :class:`~infersim.sla_codesign.SLACodesignResult`'s recommendation as a plain dict:
+    the hardware, its deployment and numbers, what stops a larger batch, the next knob."""
+    d = res.best
+    unit = SLA_OBJECTIVES[res.objective][1]
+    if d is None:
+        near = next((x for x in res.designs if x.miss is not None), None)
+        return {"objective": res.objective, "unit": unit, "meets_sla": False,
+                "nearest": near.record() if near else None,
+                "why": "no candidate meets the SLA" + (f"; nearest: {near.hw.knobs()}" if near else "")}
+    p = d.point
+    lever = next((s for s in res.sensitivity if s.gain_doubled > MIN_LEVER_GAIN), None)
+    return {"objective": res.objective, "unit": unit, "meets_sla": True,
+            "objective_value": d.value(res.objective), "hardware": d.hw.knobs(),
+            "parallelism": p.par.describe(), "batch": p.batch, "pes": p.pes,
+            "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms, "tok_s": p.tok_s, "tok_s_per_pe": p.tok_s_per_pe,
+            "tok_s_per_usd": d.tok_s_per_usd, "tok_s_per_w": d.tok_s_per_w, "capex_usd": d.capex_usd,
+            "usd_per_mtok": 1e6 / d.tok_s_per_usd, "limit": d.limit,
+            "next_lever": None if lever is None else {"knob": lever.knob, "gain": lever.gain_doubled}}
+
+
+def sla_answer_lines(ans: dict) -> tuple[str, str]:
+    """Two lines: the hardware and deployment that serve the SLA best; what limits it, what next."""
+    if not ans["meets_sla"]:
+        return ("Answer: " + ans["why"], "Relax the SLA or widen the grid (more HBM bandwidth or compute)")
+    knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in ans["hardware"].items())
+    pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
+    first = (f"Answer: {knobs}; {ans['parallelism']} at batch {ans['batch']} on {pes}: "
+             f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
+             f"({ans['tok_s_per_pe']:,.1f}/PE), {ans['tok_s_per_usd']:,.0f} tok/$ "
+             f"({fmt_price(ans['usd_per_mtok'])}/M tok), {ans['tok_s_per_w']:.2f} tok/s/W")
+    lever = ans["next_lever"]
+    nxt = (f"next lever: double {lever['knob']} ({100 * lever['gain']:+.1f}% {ans['unit']})"
+           if lever else "no single knob doubled gains more than 0.5%")
+    return first, f"Limited by {ans['limit']}; {nxt}"

@@ -24,7 +24,7 @@ def _fmt(value) -> str:
 
 def show_hardware(ref: str, as_json: bool) -> int:
     """Every HardwareSpec field of ``ref`` with its value and origin."""
-    from ..hardware_files import read_hardware_file
+    from ..hardware_presets import read_hardware_file
     from ..hardware_presets import get_hardware, is_hardware_file
 
     if is_hardware_file(ref):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..codesign.answer import SHORT, fmt_usd, sla_answer_lines
+from ..codesign.answer import SHORT, fmt_usd
 from ..hardware import KNOBS
 from ..serving import Request
-from ..sla_codesign import SLA_OBJECTIVES, codesign_sla
+from ..sla_codesign import SLA_OBJECTIVES, codesign_sla, sla_answer_lines
 from .common import console, emit_json, progress_bar
 
 TOP_ROWS = 15
