@@ -151,6 +151,23 @@ def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], Hard
     return spec, origin
 
 
+def spec_from_text(data: bytes | str, filename: str) -> HardwareSpec:
+    """A spec from the *content* of a hardware file (a UI upload): never treated as a path.
+    ``filename`` only picks the format by its suffix and names the file in errors; ``base``
+    may name a preset, nothing else is looked up. At most :data:`MAX_HW_FILE_BYTES`."""
+    from .files import decode_capped
+    from .hardware_presets import get_hardware
+
+    where = os.path.basename(str(filename)) or "hardware file"
+    suffix = os.path.splitext(where)[1].lower()
+    if suffix not in SUFFIXES:
+        raise InferSimError(f"{where}: hardware files end in {', '.join(SUFFIXES)}")
+    raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else bytes(data)
+    text = decode_capped(raw, MAX_HW_FILE_BYTES, where, "hardware file")
+    return spec_from_mapping(_parse(text.removeprefix("\ufeff"), suffix, where), where,
+                             resolve_base=get_hardware)[0]
+
+
 def read_hardware_file(path: str | os.PathLike) -> tuple[HardwareSpec, dict[str, str]]:
     """(spec, provenance) of a user hardware file; ``base`` names a calibrated preset."""
     from .hardware_presets import get_hardware
