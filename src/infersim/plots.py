@@ -73,6 +73,61 @@ def memory_bar(parts_bytes: dict[str, float], usable_bytes: float, hbm_bytes: fl
     return fig
 
 
+def memory_bars(parts: dict[str, dict[str, float]], usable: dict[str, float] | None = None,
+                title: str = "Memory per PE") -> "go.Figure":
+    """Memory per PE of several labelled configurations on one scale (GB), stacked by part,
+    each with a tick at its usable capacity."""
+    go = _go()
+    fig = go.Figure()
+    labels = list(parts)
+    colours = {"weights": "#1f77b4", "kv_cache": "#ff7f0e", "workspace": "#2ca02c"}
+    names = list(dict.fromkeys(k for p in parts.values() for k in p))
+    for k in names:
+        fig.add_trace(go.Bar(x=[parts[lab].get(k, 0.0) / 1e9 for lab in labels], y=labels, name=k,
+                             orientation="h", marker_color=colours.get(k),
+                             hovertemplate=f"{k}: %{{x:.2f}} GB<extra>%{{y}}</extra>"))
+    if usable:
+        fig.add_trace(go.Scatter(x=[usable[lab] / 1e9 for lab in labels if lab in usable],
+                                 y=[lab for lab in labels if lab in usable], mode="markers",
+                                 name="usable capacity", marker=dict(symbol="line-ns-open", size=26,
+                                                                     line_width=3, color="black"),
+                                 hovertemplate="usable: %{x:.1f} GB<extra>%{y}</extra>"))
+    fig.update_layout(barmode="stack", title=title, xaxis_title="memory per PE (GB)",
+                      yaxis=dict(automargin=True), height=200 + 40 * len(labels),
+                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+def codesign_scatter(points, frontier, x: str, y: str, x_title: str, y_title: str,
+                     colour: str = "pes", log_x: bool = True, best=None) -> "go.Figure":
+    """Co-design pairs ``y`` against ``x`` (DataFrames of ``JointScore.to_dict()`` rows): each
+    point coloured by ``colour`` (PEs used: pairs with the same knobs but another deployment
+    size separate), the frontier drawn, ``best`` (a row dict) starred; hover names every
+    hardware knob, the parallelism and the numbers."""
+    go = _go()
+    fig = go.Figure()
+    hw_cols = tuple(c for c in points.columns if c.startswith("hw_"))
+    num_cols = ("pes", "total_latency_ms", "tokens_per_s", "system_cost_usd", "system_power_w")
+    custom, hover = _config_hover(points, hw_cols + PAR_COLS + num_cols)
+    fig.add_trace(go.Scatter(
+        x=points[x], y=points[y], mode="markers", name="hardware candidates", customdata=custom,
+        marker=dict(size=9, opacity=0.75, color=points[colour], colorscale="Viridis", showscale=True,
+                    colorbar=dict(title=colour, thickness=12), line=dict(width=0.5, color="#333")),
+        hovertemplate=f"{x_title} %{{x:,.4g}}<br>{y_title} %{{y:,.4g}}<br>" + hover + "<extra></extra>"))
+    if len(frontier):
+        f = frontier.sort_values(x)
+        fig.add_trace(go.Scatter(x=f[x], y=f[y], mode="lines", name="Pareto frontier", hoverinfo="skip",
+                                 line=dict(shape="hv", color="#d62728", width=2)))
+    if best is not None:
+        fig.add_trace(go.Scatter(x=[best[x]], y=[best[y]], mode="markers", name="recommended",
+                                 marker=dict(size=20, symbol="star", color="#d62728",
+                                             line=dict(width=1, color="black")),
+                                 hovertemplate="recommended<extra></extra>"))
+    fig.update_layout(title=f"{y_title} vs {x_title}", xaxis=dict(title=x_title, type="log" if log_x else "linear"),
+                      yaxis_title=y_title, height=500, legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
 def roofline(result, hw) -> "go.Figure":
     """Each operator of a :class:`~infersim.simulate.SimResult` at its arithmetic intensity
     (flops per HBM byte) and attained rate (TFLOP/s), under the hardware's roofs:
@@ -95,7 +150,7 @@ def roofline(result, hw) -> "go.Figure":
                              name="operators", marker=dict(size=10, color="#d62728"),
                              customdata=[[result.op_times_ns[n] / 1e3] for n in names],
                              hovertemplate="%{text}: %{y:.1f} TFLOP/s at %{x:.3g} flop/B, "
-                                           "%{customdata[0]:.1f} us per step<extra></extra>"))
+                                           "%{customdata[0]:.3g} µs per step<extra></extra>"))
     fig.update_layout(title=f"Roofline: {result.par.describe()} on {result.hardware}",
                       xaxis=dict(type="log", title="arithmetic intensity (flop per HBM byte)"),
                       yaxis=dict(type="log", title="attained rate (TFLOP/s per PE)"), height=460)
@@ -113,71 +168,122 @@ PAR_COLS = ("tp", "cp", "pp", "dp", "ep", "microbatches", "kv_shard_mode", "ffn_
             "tp_placement", "cp_placement", "cp_ring_variant")
 
 
+def _pe_ticks(pes) -> list[int] | None:
+    """Tick at every PE count used (not only powers of two); thinned to ~16 on a log axis."""
+    ticks = sorted(set(int(v) for v in pes))
+    if len(ticks) <= 16:
+        return ticks
+    keep, last = [], 0.0
+    for t in ticks:                      # at least ~0.08 decades apart
+        if not keep or math.log10(t) - last >= 0.08:
+            keep.append(t)
+            last = math.log10(t)
+    return keep
+
+
 def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
-    """Latency vs PEs used (both log): colour = TP degree, marker = CP degree, one legend entry
-    per degree; ``picks`` maps a label ("fastest", "least memory") to a row dict to ring."""
+    """Latency vs PEs used (both log): colour = TP degree, marker shape = CP degree. The legend
+    has one colour swatch per TP and one grey shape per CP (legend-only entries: a data trace's
+    legend icon would show its first point's shape); ``picks`` maps a label ("fastest",
+    "least memory") to a row dict to ring."""
     go = _go()
     fig = go.Figure()
     cps = sorted(df["cp"].unique())
     symbol = {cp: CP_SYMBOLS[i % len(CP_SYMBOLS)] for i, cp in enumerate(cps)}
     custom, hover = _config_hover(df, PAR_COLS + ("mem_per_pe_gb",))
-    for tp in sorted(df["tp"].unique()):
+    palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+               "#bcbd22", "#17becf")
+    tps = sorted(df["tp"].unique())
+    colour = {tp: palette[i % len(palette)] for i, tp in enumerate(tps)}
+    for tp in tps:
         m = (df["tp"] == tp).values
-        fig.add_trace(go.Scatter(x=df["pes"][m], y=df["latency_ms"][m], mode="markers", name=f"TP{tp}",
-                                 legendgroup="tp", legendgrouptitle_text="TP (colour)",
-                                 marker=dict(size=8, opacity=0.75, symbol="circle"), customdata=custom[m],
-                                 hovertemplate="%{y:.3f} ms on %{x} PEs<br>" + hover + "<extra></extra>"))
-    for cp in cps:   # the shapes' legend: CP degree, shown in grey on its own
-        m = (df["cp"] == cp).values
-        fig.add_trace(go.Scatter(x=df["pes"][m], y=df["latency_ms"][m], mode="markers", name=f"CP{cp}",
-                                 legendgroup="cp", legendgrouptitle_text="CP (shape)", hoverinfo="skip",
-                                 marker=dict(size=8, color="rgba(0,0,0,0)", symbol=symbol[cp],
-                                             line=dict(width=1, color="#555"))))
+        fig.add_trace(go.Scatter(
+            x=df["pes"][m], y=df["latency_ms"][m], mode="markers", name=f"TP{tp}", showlegend=False,
+            legendgroup=f"tp{tp}", customdata=custom[m],
+            marker=dict(size=9, opacity=0.8, color=colour[tp], symbol=[symbol[c] for c in df["cp"][m]],
+                        line=dict(width=0.5, color="#333")),
+            hovertemplate="%{y:.4g} ms on %{x} PEs<br>" + hover + "<extra></extra>"))
+    for tp in tps:      # legend: colour = TP
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"TP{tp}", legendgroup=f"tp{tp}",
+                                 legendgrouptitle_text="TP (colour)" if tp == tps[0] else None,
+                                 marker=dict(size=10, color=colour[tp], symbol="square")))
+    for cp in cps:      # legend: shape = CP
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"CP{cp}", legendgroup="cp",
+                                 legendgrouptitle_text="CP (shape)",
+                                 marker=dict(size=10, color="#888", symbol=symbol[cp])))
     for i, (label, row) in enumerate((picks or {}).items()):
         fig.add_trace(go.Scatter(x=[row["pes"]], y=[row["latency_ms"]], mode="markers", name=label,
-                                 marker=dict(size=20, symbol="circle-open", line_width=3,
-                                             color=("#d62728", "#2ca02c", "#9467bd")[i % 3])))
-    ticks = sorted(set(int(v) for v in df["pes"].unique()))
+                                 marker=dict(size=22, symbol="circle-open", line_width=3,
+                                             color=("#d62728", "#2ca02c", "#9467bd")[i % 3]),
+                                 hovertemplate=f"{label}: %{{y:.4g}} ms on %{{x}} PEs<extra></extra>"))
     fig.update_layout(title="Latency vs PEs used", xaxis_title="PEs used", yaxis_title="latency (ms)",
-                      xaxis=dict(type="log", tickvals=ticks if len(ticks) <= 16 else None),
+                      xaxis=dict(type="log", tickvals=_pe_ticks(df["pes"])),
                       yaxis_type="log", height=520)
     return fig
 
 
-def sensitivity_bar(rows) -> "go.Figure":
-    """Speedup from each knob change, ranked; every bar labelled, 0% included."""
+def _signed_pct(v: float) -> str:
+    return "0%" if abs(v) < 0.05 else f"{v:+.1f}%"
+
+
+def sensitivity_bar(rows, objective: str | None = None) -> "go.Figure":
+    """Gain of the objective when one knob doubles (and, where measured, halves), ranked; every
+    bar is labelled, 0% included, and the range leaves room for the labels."""
     go = _go()
     knobs = [getattr(r, "label", None) or r.knob for r in rows][::-1]
-    vals = [100 * r.rel_speedup for r in rows][::-1]
-    fig = go.Figure(go.Bar(x=vals, y=knobs, orientation="h", marker_color="#1f77b4",
-                           text=[f"{v:+.1f}%" for v in vals], textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x:.2f}%<extra></extra>"))
-    fig.update_layout(title="Sensitivity: speedup when one knob changes", xaxis_title="speedup (%)",
-                      height=160 + 30 * len(knobs), margin=dict(l=10, r=40, t=50, b=40))
+    doubled = [100 * r.rel_speedup for r in rows][::-1]
+    halved = [100 * getattr(r, "rel_gain_halved", math.nan) for r in rows][::-1]
+    fig = go.Figure()
+    series = [("×2", doubled, "#1f77b4")]
+    if any(math.isfinite(v) for v in halved):
+        series.append(("×0.5", halved, "#ff7f0e"))
+    for name, vals, colour in series:
+        fig.add_trace(go.Bar(x=vals, y=knobs, orientation="h", name=name, marker_color=colour,
+                             text=[_signed_pct(v) if math.isfinite(v) else "n/a" for v in vals],
+                             textposition="outside", cliponaxis=False,
+                             hovertemplate="%{y} " + name + ": %{x:+.2f}%<extra></extra>"))
+    finite = [v for _, vals, _ in series for v in vals if math.isfinite(v)] or [0.0]
+    lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
+    pad = 0.3 * ((hi - lo) or 1.0)
+    what = f"{objective}" if objective else "the objective"
+    fig.update_layout(title=f"Sensitivity: change in {what} when one knob is doubled / halved",
+                      xaxis=dict(title=f"gain in {what} (%)", range=[lo - (pad if lo < 0 else 0.05 * pad),
+                                                                    hi + pad], zeroline=True),
+                      yaxis=dict(automargin=True), barmode="group",
+                      height=180 + (45 if len(series) > 1 else 30) * len(knobs),
+                      margin=dict(l=10, r=40, t=50, b=40), legend=dict(orientation="h", y=-0.25))
     return fig
 
 
 def interactivity_pareto(sla) -> "go.Figure":
     """Throughput vs interactivity of an :class:`~infersim.sla.SLAResult`: tokens/s per PE
     against tokens/s per user, the frontier drawn, the SLA region shaded (per-user speed at
-    least 1000 / TPOT limit), the best and the disaggregated deployment marked."""
+    least 1000 / TPOT limit), frontier points coloured by whether they meet the whole SLA (TTFT
+    too), the best and the disaggregated deployment marked."""
     go = _go()
     fig = go.Figure()
     pts = sla.pareto
     fig.add_trace(go.Scatter(
         x=[p.tok_s_per_user for p in pts], y=[p.tok_s_per_pe for p in pts], mode="lines+markers",
         name="Pareto frontier", line=dict(shape="hv", color="#1f77b4"),
-        customdata=[[p.par.describe(), p.batch, p.ttft_ms, p.tpot_ms] for p in pts],
-        hovertemplate="%{customdata[0]}, batch %{customdata[1]}<br>%{x:.1f} tok/s/user, %{y:.1f} tok/s/PE"
-                      "<br>TTFT %{customdata[2]:.0f} ms, TPOT %{customdata[3]:.1f} ms<extra></extra>"))
+        marker=dict(size=8, color=["#2ca02c" if p.meets_sla else "#aaaaaa" for p in pts],
+                    line=dict(width=1, color="#1f77b4")),
+        customdata=[[p.par.describe(), p.batch, p.ttft_ms, p.tpot_ms, p.pes,
+                     "meets the SLA" if p.meets_sla else "misses the SLA"] for p in pts],
+        hovertemplate="%{customdata[0]} (%{customdata[4]} PEs), batch %{customdata[1]}<br>"
+                      "%{x:.1f} tok/s/user, %{y:.1f} tok/s/PE<br>TTFT %{customdata[2]:,.0f} ms, "
+                      "TPOT %{customdata[3]:.1f} ms: %{customdata[5]}<extra></extra>"))
     if sla.tpot_limit_ms:
         fig.add_vrect(x0=1000.0 / sla.tpot_limit_ms, x1=max([p.tok_s_per_user for p in pts] + [1]) * 1.1,
-                      fillcolor="green", opacity=0.08, line_width=0, annotation_text="meets TPOT")
+                      fillcolor="green", opacity=0.08, line_width=0,
+                      annotation_text=f"TPOT ≤ {sla.tpot_limit_ms:g} ms", annotation_position="top left")
     for label, p, colour in (("best (aggregated)", sla.best, "#d62728"),
                              ("disaggregated", sla.disaggregated, "#2ca02c")):
         if p is not None:
             fig.add_trace(go.Scatter(x=[p.tok_s_per_user], y=[p.tok_s_per_pe], mode="markers", name=label,
-                                     marker=dict(size=16, symbol="star", color=colour)))
+                                     marker=dict(size=16, symbol="star", color=colour),
+                                     hovertemplate=f"{label}: %{{x:.1f}} tok/s/user, %{{y:.1f}} tok/s/PE"
+                                                   "<extra></extra>"))
     fig.update_layout(title=f"Throughput vs interactivity: {sla.model} on {sla.hardware}",
                       xaxis_title="tokens/s per user", yaxis_title="tokens/s per PE", height=460)
     return fig

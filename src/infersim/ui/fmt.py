@@ -52,7 +52,7 @@ def fmt_usd(v: float | None) -> str:
 def fmt_rate(v: float, unit: str = "tok/s") -> str:
     if v is None or not math.isfinite(v):
         return "–"
-    return f"{v:,.0f} {unit}" if v >= 100 else f"{_sig3(v)} {unit}"
+    return (f"{v:,.0f} {unit}" if v >= 100 else f"{_sig3(v)} {unit}").rstrip()
 
 
 def fmt_pct(frac: float) -> str:
