@@ -46,9 +46,10 @@ def breakdown_bars(breakdowns: dict[str, dict[str, float]], title: str = "Latenc
             fig.add_trace(go.Bar(x=vals, y=labels, name=name, orientation="h",
                                  marker_color=COMPONENT_COLOURS[name],
                                  hovertemplate=f"{name}: %{{x:.4g}} ms<extra>%{{y}}</extra>"))
-    fig.update_layout(barmode="stack", title=title, xaxis_title="time (ms)",
-                      height=200 + 40 * len(labels), margin=dict(l=10, r=10, t=50, b=40),
-                      legend=dict(orientation="h", y=-0.3))
+    # legend on the right: below the bars it would cover the axis title of a short chart
+    fig.update_layout(barmode="stack", title=title, xaxis_title="time (ms)", yaxis=dict(automargin=True),
+                      height=max(280, 140 + 45 * len(labels)), margin=dict(l=10, r=10, t=50, b=40),
+                      legend=dict(traceorder="normal", font=dict(size=11)))
     return fig
 
 
@@ -68,8 +69,8 @@ def memory_bar(parts_bytes: dict[str, float], usable_bytes: float, hbm_bytes: fl
     fig.add_vline(x=usable_bytes / 1e9, line_dash="dash", line_color="black",
                   annotation_text="usable", annotation_position="top")
     fig.add_vline(x=hbm_bytes / 1e9, line_color="red", annotation_text="HBM", annotation_position="bottom")
-    fig.update_layout(barmode="stack", title="Memory per PE", xaxis_title="memory per PE (GB)", height=220,
-                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(orientation="h", y=-0.5))
+    fig.update_layout(barmode="stack", title="Memory per PE", xaxis_title="memory per PE (GB)", height=280,
+                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(traceorder="normal"))
     return fig
 
 
@@ -93,8 +94,8 @@ def memory_bars(parts: dict[str, dict[str, float]], usable: dict[str, float] | N
                                                                      line_width=3, color="black"),
                                  hovertemplate="usable: %{x:.1f} GB<extra>%{y}</extra>"))
     fig.update_layout(barmode="stack", title=title, xaxis_title="memory per PE (GB)",
-                      yaxis=dict(automargin=True), height=200 + 40 * len(labels),
-                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(orientation="h", y=-0.3))
+                      yaxis=dict(automargin=True), height=max(280, 140 + 45 * len(labels)),
+                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(traceorder="normal"))
     return fig
 
 
@@ -168,17 +169,19 @@ PAR_COLS = ("tp", "cp", "pp", "dp", "ep", "microbatches", "kv_shard_mode", "ffn_
             "tp_placement", "cp_placement", "cp_ring_variant")
 
 
-def _pe_ticks(pes) -> list[int] | None:
-    """Tick at every PE count used (not only powers of two); thinned to ~16 on a log axis."""
-    ticks = sorted(set(int(v) for v in pes))
-    if len(ticks) <= 16:
-        return ticks
-    keep, last = [], 0.0
-    for t in ticks:                      # at least ~0.08 decades apart
-        if not keep or math.log10(t) - last >= 0.08:
+def _pe_ticks(pes) -> list[int]:
+    """Ticks at the PE counts used, not only the powers of two: every one when they fit, else
+    the extremes and powers of two first, then the others wherever ~0.07 decades are free."""
+    used = sorted(set(int(v) for v in pes))
+    if len(used) <= 16:
+        return used
+    pow2 = [t for t in used if t & (t - 1) == 0]
+    order = [used[0], used[-1]] + pow2 + sorted(set(used) - set(pow2), key=lambda t: (t % 8 != 0, t))
+    keep: list[int] = []
+    for t in order:
+        if t not in keep and all(abs(math.log10(t) - math.log10(k)) >= 0.07 for k in keep):
             keep.append(t)
-            last = math.log10(t)
-    return keep
+    return sorted(keep)
 
 
 def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
@@ -212,9 +215,11 @@ def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
                                  legendgrouptitle_text="CP (shape)",
                                  marker=dict(size=10, color="#888", symbol=symbol[cp])))
     for i, (label, row) in enumerate((picks or {}).items()):
-        fig.add_trace(go.Scatter(x=[row["pes"]], y=[row["latency_ms"]], mode="markers", name=label,
-                                 marker=dict(size=22, symbol="circle-open", line_width=3,
-                                             color=("#d62728", "#2ca02c", "#9467bd")[i % 3]),
+        colour = ("#d62728", "#2ca02c", "#9467bd")[i % 3]
+        fig.add_trace(go.Scatter(x=[row["pes"]], y=[row["latency_ms"]], mode="markers+text", name=label,
+                                 text=[label], textposition=("top left", "bottom left", "middle right")[i % 3],
+                                 textfont=dict(color=colour, size=13), legendrank=1,
+                                 marker=dict(size=22, symbol="circle-open", line_width=3, color=colour),
                                  hovertemplate=f"{label}: %{{y:.4g}} ms on %{{x}} PEs<extra></extra>"))
     fig.update_layout(title="Latency vs PEs used", xaxis_title="PEs used", yaxis_title="latency (ms)",
                       xaxis=dict(type="log", tickvals=_pe_ticks(df["pes"])),
@@ -246,8 +251,8 @@ def sensitivity_bar(rows, objective: str | None = None) -> "go.Figure":
     lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
     pad = 0.3 * ((hi - lo) or 1.0)
     what = f"{objective}" if objective else "the objective"
-    fig.update_layout(title=f"Sensitivity: change in {what} when one knob is doubled / halved",
-                      xaxis=dict(title=f"gain in {what} (%)", range=[lo - (pad if lo < 0 else 0.05 * pad),
+    fig.update_layout(title=f"Sensitivity of {what}: one knob ×2 / ×0.5",
+                      xaxis=dict(title=f"{what} improvement (%)", range=[lo - (pad if lo < 0 else 0.05 * pad),
                                                                     hi + pad], zeroline=True),
                       yaxis=dict(automargin=True), barmode="group",
                       height=180 + (45 if len(series) > 1 else 30) * len(knobs),

@@ -34,10 +34,13 @@ def _read_sidebar():
 def main() -> None:
     st.set_page_config(page_title="infersim", layout="wide")
     state.persist_widgets()
-    st.title("infersim — LLM inference simulator and hardware co-design")
+    # a compact header: the answer cards, not the title, should fill a 1440×900 screen
+    st.markdown("<style>[data-testid='stMainBlockContainer']{padding-top:2.2rem}</style>",
+                unsafe_allow_html=True)
+    st.markdown("#### infersim — LLM inference simulator and hardware co-design")
     inp, notes = _read_sidebar()
     for note in notes:
-        st.warning(note, icon="⚠️")
+        st.warning(note, icon=":material/warning:")
     if inp is None:
         return
     wl = "workload invalid" if inp.wl is None else f"{inp.wl.mode} s_kv={inp.wl.s_kv:,} batch={inp.wl.batch}"

@@ -81,6 +81,8 @@ HELP: dict[str, str] = {
     "cd_x": "The chart's cost axis. system cost ($): capex of the PEs a pair uses (sourced cost model), "
             "which separates designs of different size. cost_score: the capability score Σ knob/default "
             "per PE (6.0 at the defaults; not dollars).",
+    "cd_colour": "A second dimension for the points' colour: a hardware knob of the candidate (hw_...) or "
+                 "the PEs its deployment uses. The default is the knob the sensitivity ranks first.",
     "design_point": "Where sensitivity and 'what it takes' are measured: the best hardware found, or the "
                     "base hardware from the sidebar ('I have X; which knob should I double?').",
     "grid": "Comma-separated values for this knob (e.g. 1000, 2000, 4000); empty = the base value. "

@@ -125,9 +125,9 @@ def _card(card, res: dict) -> None:
     card.caption(f"{jr.n_hardware:,} hardware candidates × {jr.n_parallel:,} parallelism configs: "
                  f"{jr.total_joint:,} fitting pairs searched in {jr.elapsed_s:.2f} s ({jr.n_evals:,} costed "
                  f"after pruning); TCO ${b.tco_usd_per_h:,.2f}/h.")
-    c = card.columns([1, 1, 1, 2])
-    _point_buttons(c[0], c[1], res, b, "best")
-    w.download_json(c[2], lambda: dumps(to_export(run, out)), "infersim-codesign.json", "dl_cd_json")
+    row = card.container(horizontal=True)
+    _point_buttons(row, row, res, b, "best")
+    w.download_json(row, lambda: dumps(to_export(run, out)), "infersim-codesign.json", "dl_cd_json")
 
 
 def _point_buttons(open_col, pin_col, res: dict, score, tag: str) -> None:
@@ -137,7 +137,7 @@ def _point_buttons(open_col, pin_col, res: dict, score, tag: str) -> None:
                     args=(score.par.to_dict(), base.name, score.hw.knobs(), topo, run.inputs["workload"]),
                     kwargs={"note": f"co-design {tag}: hardware knobs and parallelism"},
                     help="Fill Simulate's controls and the sidebar's knobs with this design.")
-    pin_col.button("📌 Pin to Compare", key=f"btn_cd_pin_{tag}", on_click=_pin, args=(res, score),
+    pin_col.button("Pin to Compare", key=f"btn_cd_pin_{tag}", on_click=_pin, args=(res, score), icon=":material/push_pin:",
                    help="Keep this design for the Compare tab.")
 
 
@@ -158,12 +158,25 @@ def _chart(res: dict, xaxis: str) -> None:
     frontier = res["usd"] if x == "system_cost_usd" else res["cap"]
     left, right = st.columns([3, 2])
     n = len(jr.all_scores)
-    left.plotly_chart(charts.codesign_scatter(res["points"], frontier, x, y, x_title, y_title, log_x=log_x,
-                                              best=jr.best.to_dict()), key="fig_cd_pareto")
+    colour = _colour_by(left, res)
+    left.plotly_chart(charts.codesign_scatter(res["points"], frontier, x, y, x_title, y_title, colour=colour,
+                                              log_x=log_x, best=jr.best.to_dict()), key="fig_cd_pareto")
     if n > len(res["points"]):
         left.caption(f"drawn: {len(res['points']):,} of the {n:,} kept pairs (the best {MAX_POINTS // 4:,} "
                      "and an even spread of the rest); the frontier uses all of them")
     right.plotly_chart(charts.sensitivity_bar(jr.sensitivity, jr.objective), key="fig_cd_sensitivity")
+
+
+def _colour_by(where, res: dict) -> str:
+    """Colour the points by a second dimension; default: the knob that matters most here (the
+    top of the sensitivity ranking), so the candidates' bands are told apart."""
+    pts, jr = res["points"], res["outcome"].result
+    varying = [c for c in pts.columns if c.startswith("hw_") and pts[c].nunique() > 1]
+    options = varying + (["pes"] if pts["pes"].nunique() > 1 else [])
+    if not options:
+        return "pes"
+    top = next((f"hw_{r.knob}" for r in jr.sensitivity if f"hw_{r.knob}" in options), options[0])
+    return w.select(where, "Colour the points by", options, "cd_colour", top, help_key="cd_colour")
 
 
 def _frontier_table(res: dict, xaxis: str) -> pd.DataFrame:

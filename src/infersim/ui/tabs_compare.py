@@ -23,9 +23,14 @@ def _name(p: dict) -> str:
     return f"#{p['id']} {p['label']}"
 
 
+def _short(p: dict) -> str:
+    """A chart label: pin number, where it came from, parallelism."""
+    return f"#{p['id']} {p['source']}: {p['parallelism'].split(' (')[0]}"
+
+
 def _card(card, pins: list[dict]) -> None:
     if not pins:
-        w.headline(card, "Nothing pinned yet.", "Pin configurations with the 📌 buttons on Simulate, "
+        w.headline(card, "Nothing pinned yet.", "Pin configurations with the Pin buttons on Simulate, "
                    "Explore, Co-design and Serving (or re-run an exported JSON below) to compare them here.")
         return
     ok = [p for p in pins if p["fits"]]
@@ -40,9 +45,9 @@ def _card(card, pins: list[dict]) -> None:
             f"{slow['latency_ms'] / fast['latency_ms']:.2f}× faster than the slowest pin "
             f"({_name(slow)})" if len(ok) > 1 else f"{_name(fast)}: {fmt_ms(fast['latency_ms'])} per step")
     w.headline(card, "Fastest:", lead)
-    w.metrics(card, [("Fastest", fmt_ms(fast["latency_ms"]), f"#{fast['id']}", "off"),
-                     ("Most tok/s per PE", fmt_rate(eff["tok_s_per_pe"], ""), f"#{eff['id']}", "off"),
-                     ("Least capex", fmt_usd(cheap["capex_usd"]), f"#{cheap['id']}", "off"),
+    w.metrics(card, [(f"Fastest: pin #{fast['id']}", fmt_ms(fast["latency_ms"])),
+                     (f"Most tok/s per PE: pin #{eff['id']}", fmt_rate(eff["tok_s_per_pe"])),
+                     (f"Least capex: pin #{cheap['id']}", fmt_usd(cheap["capex_usd"])),
                      ("Pins", f"{len(pins)}", f"{len(pins) - len(ok)} do not fit" if len(ok) < len(pins) else None,
                       "inverse")])
     card.markdown(f"**Most tokens/s per PE:** {_name(eff)} ({fmt_rate(eff['tok_s_per_pe'], 'tok/s per PE')}); "
@@ -94,10 +99,10 @@ def _pin_export(up) -> None:
 
 def _charts(pins: list[dict]) -> None:
     left, right = st.columns(2)
-    left.plotly_chart(charts.breakdown_bars({_name(p): p["breakdown_ns"] for p in pins},
+    left.plotly_chart(charts.breakdown_bars({_short(p): p["breakdown_ns"] for p in pins},
                                             "Latency breakdown, one scale"), key="fig_cmp_breakdown")
-    right.plotly_chart(charts.memory_bars({_name(p): p["mem_parts"] for p in pins},
-                                          {_name(p): p["usable_gb"] * 1e9 for p in pins}), key="fig_cmp_memory")
+    right.plotly_chart(charts.memory_bars({_short(p): p["mem_parts"] for p in pins},
+                                          {_short(p): p["usable_gb"] * 1e9 for p in pins}), key="fig_cmp_memory")
 
 
 def _actions(pins: list[dict]) -> None:

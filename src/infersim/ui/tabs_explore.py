@@ -44,14 +44,14 @@ def _card(card, res: dict) -> None:
                   f"{fmt_time(sug.result.total_latency_ns)}.  \n**Fewest PEs:** "
                   f"{pins.par_text(sug.fewest_pes)} — {sug.fewest_pes_result.pes_used} PEs, "
                   f"{fmt_time(sug.fewest_pes_result.total_latency_ns)}.")
-    b = card.columns([1, 1, 1, 2])
-    b[0].button("Open in Simulate", key="btn_ex_open_best", on_click=state.open_in_simulate,
+    row = card.container(horizontal=True)
+    row.button("Open in Simulate", key="btn_ex_open_best", on_click=state.open_in_simulate,
                 args=(best.to_dict(),), kwargs={"note": f"Explore's {_pick_label(objective)} config"},
                 help="Fill the Simulate tab's controls with the recommended config.")
     pin = pins.from_sim("Explore", ex.best_result, res["hw"], res["base_hw"])
-    b[1].button("📌 Pin to Compare", key="btn_ex_pin_best", on_click=state.add_pin, args=(pin,),
+    row.button("Pin to Compare", key="btn_ex_pin_best", on_click=state.add_pin, args=(pin,), icon=":material/push_pin:",
                 help="Keep the recommended config for the Compare tab.")
-    w.download_json(b[2], lambda: dumps(to_export(run, out)), "infersim-explore.json", "dl_ex_json")
+    w.download_json(row, lambda: dumps(to_export(run, out)), "infersim-explore.json", "dl_ex_json")
 
 
 def _table(ex, top: int) -> pd.DataFrame:
@@ -78,7 +78,7 @@ def _row_actions(res: dict, top: int) -> None:
     c[1].button("Open in Simulate", key="btn_ex_open_row", on_click=state.open_in_simulate,
                 args=(par.to_dict(),), kwargs={"note": f"Explore row #{rank}"},
                 help="Fill the Simulate tab's controls with this row.")
-    c[2].button("📌 Pin row", key="btn_ex_pin_row", on_click=_pin_row, args=(res, rank - 1),
+    c[2].button("Pin row", key="btn_ex_pin_row", on_click=_pin_row, args=(res, rank - 1), icon=":material/push_pin:",
                 help="Keep this row for the Compare tab.")
 
 

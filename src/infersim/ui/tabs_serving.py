@@ -72,20 +72,20 @@ def _card(card, res: dict) -> None:
                          ("Concurrent sequences", f"{shown.batch:,}")])
     for line in out.answer[1:]:
         card.markdown(f"**{line}**" if line.startswith("limited") else line)
-    c = card.columns([1, 1, 1, 1, 1])
+    row = card.container(horizontal=True)
     if r.best is not None:
         b = r.best
         wl = {"mode": "decode", "s_kv": r.request.isl + max(r.request.osl // 2, 1), "batch": b.batch, "s_q": None}
-        c[0].button("Open in Simulate", key="btn_sv_open", on_click=state.open_in_simulate,
+        row.button("Open in Simulate", key="btn_sv_open", on_click=state.open_in_simulate,
                     args=(b.par.to_dict(), None, None, None, wl),
                     kwargs={"note": "the best deployment's decode step at the mean context"},
                     help="Simulate the best deployment's decode step (batch, mean context) in detail.")
-        c[1].button("📌 Pin best", key="btn_sv_pin", on_click=_pin_best, args=(res,),
+        row.button("Pin best", key="btn_sv_pin", on_click=_pin_best, args=(res,), icon=":material/push_pin:",
                     help="Keep the best aggregated deployment for the Compare tab.")
     if r.disaggregated is not None:
-        c[2].button("📌 Pin disaggregated", key="btn_sv_pin_dis", on_click=_pin_disagg, args=(res,),
+        row.button("Pin disaggregated", key="btn_sv_pin_dis", on_click=_pin_disagg, args=(res,), icon=":material/push_pin:",
                     help="Keep the disaggregated deployment (its decode pool's step) for Compare.")
-    w.download_json(c[3], lambda: dumps(to_export(run, out)), "infersim-serve.json", "dl_sv_json")
+    w.download_json(row, lambda: dumps(to_export(run, out)), "infersim-serve.json", "dl_sv_json")
 
 
 def _details(res: dict) -> None:

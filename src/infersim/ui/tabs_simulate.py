@@ -39,23 +39,25 @@ def controls() -> Parallelism:
 def _card(card, inp: Inputs, run: Run, out) -> None:
     r = out.result
     w.headline(card, "Answer:" if r.fits else "Does not fit:", out.answer[0])
-    mem = f"{fmt_gb(r.mem_per_pe_bytes)} of {fmt_gb(r.mem_capacity_bytes)}"
+    usable = f"{fmt_gb(r.mem_capacity_bytes)} usable"
     w.metrics(card, [
         ("Latency" + (" per token" if r.workload.mode == "decode" else ""), fmt_time(r.total_latency_ns)),
         (f"Throughput ({r.pes_used} PEs)", fmt_rate(r.tokens_per_s) if r.fits else "— cannot run"),
-        ("Memory per PE", mem, "fits" if r.fits else "does NOT fit", "normal" if r.fits else "inverse"),
+        ("Memory per PE", fmt_gb(r.mem_per_pe_bytes), f"fits in {usable}" if r.fits else
+         f"does NOT fit in {usable}", "normal" if r.fits else "inverse"),
         ("Bound", r.bound)])
     card.markdown(f"**Limited by:** {out.answer[1]}")
     if r.fits and r.bound != "overhead":
-        gains = sorted(knob_gains(inp.model, inp.hw, r).items(), key=lambda kv: -kv[1])[:3]
-        card.caption("Doubling one knob, same config: " + ", ".join(
-            f"{KNOB_WORDS[k]} {fmt_pct(-g)} latency" for k, g in gains))
+        gains = [(k, g) for k, g in sorted(knob_gains(inp.model, inp.hw, r).items(), key=lambda kv: -kv[1])
+                 if g > 0.005][:3]
+        card.caption("Doubling one knob, same config: " + (", ".join(
+            f"{KNOB_WORDS[k]} {fmt_pct(-g)} latency" for k, g in gains) or "no knob gains more than 0.5%"))
     _best_hint(card, inp, r)
     pin = pins.from_sim("Simulate", r, inp.hw, inp.base_hw)
-    b = card.columns([1, 1, 3])
-    b[0].button("📌 Pin to Compare", key="btn_pin_sim", on_click=state.add_pin, args=(pin,),
+    row = card.container(horizontal=True)
+    row.button("Pin to Compare", key="btn_pin_sim", on_click=state.add_pin, args=(pin,), icon=":material/push_pin:",
                 help="Keep this configuration for the Compare tab.")
-    w.download_json(b[1], lambda: dumps(to_export(run, out)), "infersim-simulate.json", "dl_sim_json")
+    w.download_json(row, lambda: dumps(to_export(run, out)), "infersim-simulate.json", "dl_sim_json")
 
 
 def _best_hint(card, inp: Inputs, r) -> None:

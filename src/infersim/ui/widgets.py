@@ -65,7 +65,8 @@ def metrics(where, items: Sequence[tuple]) -> None:
     for col, item in zip(cols, items):
         label, value, *rest = item
         delta, colour = (rest + [None, "normal"])[:2]
-        col.metric(label, value, delta, delta_color=colour or "normal")
+        col.metric(label, value, delta, delta_color=colour or "normal",
+                   delta_arrow="off" if isinstance(delta, str) else "auto")
 
 
 def stale_note(where, stored_stamp: str, current_stamp: str, what: str = "Run") -> bool:
@@ -73,7 +74,7 @@ def stale_note(where, stored_stamp: str, current_stamp: str, what: str = "Run") 
     if stored_stamp == current_stamp:
         return False
     where.warning(f"The inputs changed since this result was computed: it is shown until you press "
-                  f"**{what}**.", icon="⏸")
+                  f"**{what}**.", icon=":material/pause_circle:")
     return True
 
 
