@@ -99,22 +99,41 @@ def memory_bars(parts: dict[str, dict[str, float]], usable: dict[str, float] | N
     return fig
 
 
+def _spread_ties(x: np.ndarray, y: np.ndarray, log_x: bool) -> tuple[np.ndarray, int]:
+    """x positions that pull apart points with the same (x, y): candidates that differ only in a
+    knob the deployment does not use (an 8-GPU node's inter-node links) cost and perform the
+    same; each gets its own dot, in a small cluster, so each can be hovered. Returns the new x
+    and how many points were moved."""
+    x = np.asarray(x, dtype=float)
+    out, moved = x.copy(), 0
+    keys = np.round(np.c_[np.log10(np.maximum(x, 1e-300)), np.log10(np.maximum(np.abs(y), 1e-300))], 6)
+    _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    span = (np.nanmax(x) - np.nanmin(x)) or max(abs(float(np.nanmax(x))), 1.0)
+    for g in np.flatnonzero(counts > 1):
+        idx = np.flatnonzero(inverse.ravel() == g)
+        offsets = np.arange(len(idx)) - (len(idx) - 1) / 2
+        out[idx] = x[idx] * (1 + 0.006 * offsets) if log_x else x[idx] + 0.004 * span * offsets
+        moved += len(idx)
+    return out, moved
+
+
 def codesign_scatter(points, frontier, x: str, y: str, x_title: str, y_title: str,
                      colour: str = "pes", log_x: bool = True, best=None) -> "go.Figure":
     """Co-design pairs ``y`` against ``x`` (DataFrames of ``JointScore.to_dict()`` rows): each
-    point coloured by ``colour`` (PEs used: pairs with the same knobs but another deployment
-    size separate), the frontier drawn, ``best`` (a row dict) starred; hover names every
-    hardware knob, the parallelism and the numbers."""
+    point coloured by ``colour`` (a hardware knob or the PEs used), ties pulled apart (see
+    :func:`_spread_ties`; hover shows the true values), the frontier drawn, ``best`` (a row
+    dict) starred; hover names every hardware knob, the parallelism and the numbers."""
     go = _go()
     fig = go.Figure()
     hw_cols = tuple(c for c in points.columns if c.startswith("hw_"))
-    num_cols = ("pes", "total_latency_ms", "tokens_per_s", "system_cost_usd", "system_power_w")
-    custom, hover = _config_hover(points, hw_cols + PAR_COLS + num_cols)
+    num_cols = (x, y, "pes", "total_latency_ms", "tokens_per_s", "system_cost_usd", "system_power_w")
+    custom, hover = _config_hover(points, tuple(dict.fromkeys(num_cols + hw_cols + PAR_COLS)))
+    xs, moved = _spread_ties(points[x].values, points[y].values, log_x)
     fig.add_trace(go.Scatter(
-        x=points[x], y=points[y], mode="markers", name="hardware candidates", customdata=custom,
-        marker=dict(size=9, opacity=0.75, color=points[colour], colorscale="Viridis", showscale=True,
+        x=xs, y=points[y], mode="markers", name="hardware candidates", customdata=custom,
+        marker=dict(size=9, opacity=0.8, color=points[colour], colorscale="Viridis", showscale=True,
                     colorbar=dict(title=colour, thickness=12), line=dict(width=0.5, color="#333")),
-        hovertemplate=f"{x_title} %{{x:,.4g}}<br>{y_title} %{{y:,.4g}}<br>" + hover + "<extra></extra>"))
+        hovertemplate=hover + "<extra></extra>"))
     if len(frontier):
         f = frontier.sort_values(x)
         fig.add_trace(go.Scatter(x=f[x], y=f[y], mode="lines", name="Pareto frontier", hoverinfo="skip",
@@ -125,7 +144,8 @@ def codesign_scatter(points, frontier, x: str, y: str, x_title: str, y_title: st
                                              line=dict(width=1, color="black")),
                                  hovertemplate="recommended<extra></extra>"))
     fig.update_layout(title=f"{y_title} vs {x_title}", xaxis=dict(title=x_title, type="log" if log_x else "linear"),
-                      yaxis_title=y_title, height=500, legend=dict(orientation="h", y=-0.2))
+                      yaxis_title=y_title, height=500, legend=dict(orientation="h", y=-0.2),
+                      meta={"tied_points_spread": moved})
     return fig
 
 
@@ -159,9 +179,11 @@ def roofline(result, hw) -> "go.Figure":
 
 
 def _config_hover(df, cols) -> tuple[np.ndarray, str]:
-    """customdata and a hovertemplate fragment naming every column of the configuration."""
+    """customdata and a hovertemplate fragment naming every column of the configuration
+    (numbers to four significant digits with thousands separators)."""
     cols = [c for c in cols if c in df.columns]
-    parts = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(cols))
+    numeric = {c for c in cols if df[c].dtype.kind == "f"}
+    parts = "<br>".join(f"{c}: %{{customdata[{i}]{':,.4~g' if c in numeric else ''}}}" for i, c in enumerate(cols))
     return df[cols].values, parts
 
 

@@ -159,8 +159,13 @@ def _chart(res: dict, xaxis: str) -> None:
     left, right = st.columns([3, 2])
     n = len(jr.all_scores)
     colour = _colour_by(left, res)
-    left.plotly_chart(charts.codesign_scatter(res["points"], frontier, x, y, x_title, y_title, colour=colour,
-                                              log_x=log_x, best=jr.best.to_dict()), key="fig_cd_pareto")
+    fig = charts.codesign_scatter(res["points"], frontier, x, y, x_title, y_title, colour=colour, log_x=log_x,
+                                  best=jr.best.to_dict())
+    left.plotly_chart(fig, key="fig_cd_pareto")
+    ties = fig.layout.meta["tied_points_spread"]
+    if ties:
+        left.caption(f"{ties} candidates tie with another on both axes (they differ only in knobs this "
+                     "deployment does not use): their dots are spread slightly so each can be hovered.")
     if n > len(res["points"]):
         left.caption(f"drawn: {len(res['points']):,} of the {n:,} kept pairs (the best {MAX_POINTS // 4:,} "
                      "and an even spread of the rest); the frontier uses all of them")

@@ -41,7 +41,8 @@ def _card(card, inp: Inputs, run: Run, out) -> None:
     w.headline(card, "Answer:" if r.fits else "Does not fit:", out.answer[0])
     usable = f"{fmt_gb(r.mem_capacity_bytes)} usable"
     w.metrics(card, [
-        ("Latency" + (" per token" if r.workload.mode == "decode" else ""), fmt_time(r.total_latency_ns)),
+        ("Latency" + (" per token" if r.workload.mode == "decode" else "") + ("" if r.fits else " if it fit"),
+         fmt_time(r.total_latency_ns)),
         (f"Throughput ({r.pes_used} PEs)", fmt_rate(r.tokens_per_s) if r.fits else "— cannot run"),
         ("Memory per PE", fmt_gb(r.mem_per_pe_bytes), f"fits in {usable}" if r.fits else
          f"does NOT fit in {usable}", "normal" if r.fits else "inverse"),
