@@ -24,7 +24,9 @@ COMPONENT_COLOURS = {
     "ep_alltoall": "#8c564b", "pp_p2p": "#e377c2", "lm_head_gather": "#bcbd22", "cp_ring": "#d62728",
     "pp_bubble": "#f7b6d2", "kernel_gaps": "#7f7f7f", "host_launch": "#c7c7c7", "step_fixed": "#17becf",
 }
-CP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "pentagon")
+CP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "pentagon",
+              "triangle-down", "hourglass", "star-square", "triangle-left", "bowtie", "hexagram")
+OTHER_CP_SYMBOL = "asterisk-open"
 
 
 def _go():
@@ -206,6 +208,19 @@ def _pe_ticks(pes) -> list[int]:
     return sorted(keep)
 
 
+def _cp_symbols(cps) -> tuple[dict, list[tuple[str, str]]]:
+    """A distinct shape per CP degree while the shapes last; the largest degrees beyond them
+    share one shape and one legend entry naming their range (a shape never means two things)."""
+    own = list(cps[:len(CP_SYMBOLS)])
+    symbol = {cp: CP_SYMBOLS[i] for i, cp in enumerate(own)}
+    legend = [(f"CP{cp}", symbol[cp]) for cp in own]
+    rest = list(cps[len(CP_SYMBOLS):])
+    if rest:
+        symbol.update({cp: OTHER_CP_SYMBOL for cp in rest})
+        legend.append((f"CP{rest[0]}–{rest[-1]}", OTHER_CP_SYMBOL))
+    return symbol, legend
+
+
 def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
     """Latency vs PEs used (both log): colour = TP degree, marker shape = CP degree. The legend
     has one colour swatch per TP and one grey shape per CP (legend-only entries: a data trace's
@@ -214,7 +229,7 @@ def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
     go = _go()
     fig = go.Figure()
     cps = sorted(df["cp"].unique())
-    symbol = {cp: CP_SYMBOLS[i % len(CP_SYMBOLS)] for i, cp in enumerate(cps)}
+    symbol, cp_legend = _cp_symbols(cps)
     custom, hover = _config_hover(df, PAR_COLS + ("mem_per_pe_gb",))
     palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
                "#bcbd22", "#17becf")
@@ -232,10 +247,10 @@ def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"TP{tp}", legendgroup=f"tp{tp}",
                                  legendgrouptitle_text="TP (colour)" if tp == tps[0] else None,
                                  marker=dict(size=10, color=colour[tp], symbol="square")))
-    for cp in cps:      # legend: shape = CP
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"CP{cp}", legendgroup="cp",
+    for name, sym in cp_legend:      # legend: shape = CP
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name, legendgroup="cp",
                                  legendgrouptitle_text="CP (shape)",
-                                 marker=dict(size=10, color="#888", symbol=symbol[cp])))
+                                 marker=dict(size=10, color="#888", symbol=sym)))
     for i, (label, row) in enumerate((picks or {}).items()):
         colour = ("#d62728", "#2ca02c", "#9467bd")[i % 3]
         fig.add_trace(go.Scatter(x=[row["pes"]], y=[row["latency_ms"]], mode="markers+text", name=label,
