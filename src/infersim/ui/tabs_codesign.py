@@ -16,7 +16,6 @@ from infersim.codesign.answer import SHORT
 from infersim.codesign.grid import DEPTHS, GRID_KNOBS, MAX_CANDIDATES, check_cap, grid_axes, grid_size
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
-from infersim.hardware import KNOBS
 from infersim.objectives import OBJECTIVES, get_objective
 
 from . import pins, state
@@ -112,10 +111,11 @@ def fmt_objective(objective: str, value: float) -> str:
     return fmt_time(value) if objective == "latency" else fmt_rate(value, obj.label)
 
 
-def _card(card, res: dict) -> None:
+def _card(card, res: dict, note=lambda: None) -> None:
     run, out, ans = res["run"], res["outcome"], res["answer"]
     jr, b = out.result, out.result.best
     w.headline(card, "Recommended hardware:", _hw_text(ans))
+    note()
     card.markdown(f"**Deploy:** {ans['parallelism']} on {ans['pes']} PE{'s' if ans['pes'] != 1 else ''} "
                   f"(best by {jr.objective})")
     w.metrics(card, [(f"Objective: {jr.objective}", fmt_objective(jr.objective, b.objective_value)),
@@ -269,12 +269,13 @@ def render(inp: Inputs) -> None:
     res = state.get_result(TAB)
     if res is None:
         return
-    w.stale_note(card, res["stamp"], stamp, "Run co-design sweep")
+    note = w.stale_note(card, res["stamp"], stamp, "Run co-design sweep")
     if "error" in res:
         w.show_error(card, res["error"])
+        note()
         return
     xaxis = st.session_state.get("cd_x", "system cost ($)")
-    _card(card, res)
+    _card(card, res, note)
     _chart(res, xaxis)
     _tables(res, xaxis)
     _downloads(res)

@@ -131,7 +131,8 @@ def render(inp) -> None:
     _card(card, pins)
     if not pins:
         return
-    st.dataframe(_table(pins), hide_index=True, key="tbl_cmp",
+    table = _table(pins)
+    st.dataframe(table, hide_index=True, key="tbl_cmp",
                  column_config={c: st.column_config.NumberColumn(format="%.3f" if "ms" in c else "%.4g")
                                 for c in ("latency (ms)", "tok/s", "tok/s per PE", "GB per PE", "usable GB",
                                           "TTFT (ms)", "TPOT (ms)")} | {
@@ -139,5 +140,7 @@ def render(inp) -> None:
     if any(not math.isnan(p["ttft_ms"]) for p in pins):
         st.caption("Serving pins: latency = TPOT of the deployment; the breakdown is its decode step at the "
                    "mean context.")
+    w.download_csv(st, f"Download the comparison (CSV, {len(pins)} rows)", lambda: table.to_csv(index=False),
+                   "infersim-compare.csv", "dl_cmp_csv", help="The table above, one row per pin.")
     _charts(pins)
     _actions(pins)

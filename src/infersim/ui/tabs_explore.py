@@ -30,11 +30,12 @@ def _pick_label(objective: str) -> str:
     return "fastest" if objective == "latency" else f"best by {objective}"
 
 
-def _card(card, res: dict) -> None:
+def _card(card, res: dict, note=lambda: None) -> None:
     run, out = res["run"], res["outcome"]
     ex, sug = out.result, out.extras["suggestion"]
     best, objective = ex.configs.config(0), run.inputs["objective"]
     w.headline(card, f"Recommended ({_pick_label(objective)}):", out.answer[0])
+    note()
     w.metrics(card, [("Latency", fmt_time(ex.latency_ns[0])), ("Throughput", fmt_rate(ex.tokens_per_s[0])),
                      ("Per PE", fmt_rate(ex.tokens_per_s[0] / ex.pes[0], "tok/s")),
                      ("Memory per PE", fmt_gb(ex.mem_per_pe_bytes[0]))])
@@ -131,9 +132,10 @@ def render(inp: Inputs) -> None:
     if clicked or state.get_result(TAB) is None:     # first visit: answer at once
         state.run_and_store(TAB, stamp, lambda: _run(inp, objective))
     res = state.get_result(TAB)
-    w.stale_note(card, res["stamp"], stamp, "Run explore")
+    note = w.stale_note(card, res["stamp"], stamp, "Run explore")
     if "error" in res:
         w.show_error(card, res["error"])
+        note()
         return
-    _card(card, res)
+    _card(card, res, note)
     _details(res, top)

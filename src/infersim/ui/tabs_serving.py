@@ -61,10 +61,11 @@ def _pin_disagg(res: dict) -> None:
                                     f"disaggregated {d.ratio} (decode {d.decode_par.describe()})"))
 
 
-def _card(card, res: dict) -> None:
+def _card(card, res: dict, note=lambda: None) -> None:
     run, out = res["run"], res["outcome"]
     r = out.result
     w.headline(card, "Answer:" if r.best else "No deployment meets the SLA:", out.answer[0])
+    note()
     shown = r.best or r.nearest_miss
     if shown is not None:
         w.metrics(card, [("tok/s per PE", fmt_rate(shown.tok_s_per_pe, "")), ("TTFT", fmt_ms(shown.ttft_ms)),
@@ -127,9 +128,10 @@ def render(inp: Inputs) -> None:
     res = state.get_result(TAB)
     if res is None:
         return
-    w.stale_note(card, res["stamp"], stamp, "Run serving search")
+    note = w.stale_note(card, res["stamp"], stamp, "Run serving search")
     if "error" in res:
         w.show_error(card, res["error"])
+        note()
         return
-    _card(card, res)
+    _card(card, res, note)
     _details(res)

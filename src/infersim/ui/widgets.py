@@ -69,13 +69,13 @@ def metrics(where, items: Sequence[tuple]) -> None:
                    delta_arrow="off" if isinstance(delta, str) else "auto")
 
 
-def stale_note(where, stored_stamp: str, current_stamp: str, what: str = "Run") -> bool:
-    """Say so when the inputs changed since the shown result was computed; True if stale."""
+def stale_note(where, stored_stamp: str, current_stamp: str | None, what: str = "Run"):
+    """A callable that says, where the card calls it (under its headline), that the inputs
+    changed since the shown result was computed; a no-op when they did not."""
     if stored_stamp == current_stamp:
-        return False
-    where.warning(f"The inputs changed since this result was computed: it is shown until you press "
-                  f"**{what}**.", icon=":material/pause_circle:")
-    return True
+        return lambda: None
+    return lambda: where.warning(f"The inputs changed since this result was computed: it is shown until you "
+                                 f"press **{what}**.", icon=":material/pause_circle:")
 
 
 # ----- messages -----------------------------------------------------------------------------------
