@@ -254,13 +254,13 @@ def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
     for i, (label, row) in enumerate((picks or {}).items()):
         colour = ("#d62728", "#2ca02c", "#9467bd")[i % 3]
         fig.add_trace(go.Scatter(x=[row["pes"]], y=[row["latency_ms"]], mode="markers+text", name=label,
-                                 text=[label], textposition=("top left", "bottom left", "middle right")[i % 3],
+                                 text=[label], textposition=("bottom left", "top left", "middle right")[i % 3],
                                  textfont=dict(color=colour, size=13), legendrank=1,
                                  marker=dict(size=22, symbol="circle-open", line_width=3, color=colour),
                                  hovertemplate=f"{label}: %{{y:.4g}} ms on %{{x}} PEs<extra></extra>"))
     fig.update_layout(title="Latency vs PEs used", xaxis_title="PEs used", yaxis_title="latency (ms)",
                       xaxis=dict(type="log", tickvals=_pe_ticks(df["pes"])),
-                      yaxis_type="log", height=520)
+                      yaxis=dict(type="log", dtick="D2"), height=520)
     return fig
 
 
