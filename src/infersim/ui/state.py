@@ -58,8 +58,8 @@ def add_pin(pin: dict) -> None:
     """Pin a configuration (a dict of plain values, see ``pins.py``); the same configuration
     pinned twice (same label and numbers) is kept once."""
     current = pins()
-    sig = (pin["label"], round(pin["latency_ms"], 9), pin.get("tok_s"))
-    if any((p["label"], round(p["latency_ms"], 9), p.get("tok_s")) == sig for p in current):
+    sig = lambda p: (p["label"], f"{p['latency_ms']:.9g}", f"{p.get('tok_s')!r}")   # noqa: E731 (NaN-safe)
+    if any(sig(p) == sig(pin) for p in current):
         st.session_state["_flash"] = f"already pinned: {pin['label']}"
         return
     st.session_state["_pins"] = current + [{**pin, "id": next(_PIN_IDS)}]

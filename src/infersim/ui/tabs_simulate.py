@@ -23,7 +23,7 @@ def controls() -> Parallelism:
     deg = {}
     for col, (f, label) in zip(c, (("tp", "TP"), ("cp", "CP"), ("pp", "PP"), ("dp", "DP"), ("ep", "EP"))):
         deg[f] = int(w.number(col, label, f"sim_{f}", 8 if f == "tp" else 1, help_key=f, step=1))
-    mb = int(w.number(c[5], "Micro-batches (0 = default)", "sim_mb", 0, help_key="microbatches", step=1))
+    mb = int(w.number(c[5], "Micro-batches", "sim_mb", 0, help_key="microbatches", step=1))
     c = st.columns(5)
     kv = w.select(c[0], "KV shard mode", KV_SHARD_MODES, "sim_kv", help_key="kv_shard_mode")
     scope = w.select(c[1], "FFN shard scope", FFN_SHARD_SCOPES, "sim_scope", help_key="ffn_shard_scope")
