@@ -1,163 +1,307 @@
-"""Drive every UI tab with Streamlit's AppTest (no browser): widgets set, values asserted."""
-import base64
-import json
-from importlib import resources
+"""Every UI tab through Streamlit's AppTest (no browser): each opens on its recommendation card,
+computes what the library computes, and the audit's bugs stay fixed."""
+import re
+import time
 
-import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from infersim import Parallelism, Workload, simulate  # noqa: E402
-from infersim.hardware import KNOBS  # noqa: E402
-from infersim.hardware_presets import GENERIC_SIP  # noqa: E402
+from infersim.auto_explore import auto_explore  # noqa: E402
+from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS  # noqa: E402
 from infersim.model_presets import PRESETS  # noqa: E402
+from infersim.ui.fmt import fmt_time  # noqa: E402
 
-APP = str(resources.files("infersim") / "ui" / "app.py")
+from ui_support import (TABS, card_text, charts, errors, first_child, frame, metric_values,  # noqa: E402
+                        new_app, open_tab, small_app, values)
+
+H100 = HW_PRESETS["H100-SXM x8"]
+L8B, L70B = PRESETS["Llama 3.1 8B"].model, PRESETS["Llama 3.1 70B"].model
+HEADLINE = {"Simulate": "Answer:", "Explore": "Recommended (fastest):", "Co-design": "Recommended hardware:",
+            "Serving": "Answer:", "Compare": "Nothing pinned yet."}
 
 
 @pytest.fixture
 def app():
-    import streamlit as st
-
-    st.cache_data.clear()
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    assert not at.exception
-    return at
+    return small_app()
 
 
-def charts(at):
-    return {json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
-            for c in at.get("plotly_chart")}
+def test_every_tab_opens_on_its_recommendation_card(app):
+    for name in TABS:
+        open_tab(app, name)
+        assert not app.exception, name
+        assert not errors(app), (name, errors(app))
+        first = first_child(app, name)
+        assert first is not None and first.proto.id.endswith(f"rec_{name.lower().replace('-', '')}"), name
+        assert card_text(app, name).startswith(f"**{HEADLINE[name]}**"), (name, card_text(app, name)[:80])
+        # only the open tab ran: the others have no content
+        others = [t for t in TABS if t != name]
+        assert all(first_child(app, t) is None for t in others), name
 
 
-def values(arr):
-    """Plotly 6 ships numeric arrays as base64 {'dtype', 'bdata'}; lists stay lists."""
-    if isinstance(arr, dict) and "bdata" in arr:
-        return np.frombuffer(base64.b64decode(arr["bdata"]), dtype=arr["dtype"]).tolist()
-    return list(arr)
-
-
-def frame(at, first_col):
-    return next(d.value for d in at.dataframe if list(d.value.columns)[0] == first_col)
-
-
-def test_simulate_tab_matches_simulate(app):
-    app.selectbox(key="sim_tp").set_value(8)
-    app.selectbox(key="sim_cp").set_value(8)
-    app.selectbox(key="sim_scope").set_value("TP+CP")
+def test_simulate_card_matches_simulate(app):
+    for key, v in (("sim_tp", 2), ("sim_cp", 2), ("sim_scope", "TP+CP")):
+        app.get_by_key(key).set_value(v)
     app.run()
-    assert not app.exception and not app.error
-    r = simulate(PRESETS["Llama 3.1 70B"].model, GENERIC_SIP,
-                 Parallelism(tp=8, cp=8, ffn_shard_scope="TP+CP"), Workload("decode", s_kv=131072))
-    metrics = {m.label: m.value for m in app.metric}
-    assert metrics["Latency"] == f"{r.total_latency_ns / 1e6:.3f} ms"
-    assert metrics["Bound"] == r.bound
-    bar = charts(app)[f"TP8 CP8 PP1 DP1 — {r.total_latency_ns / 1e6:.3f} ms"]
-    names = {t["name"] for t in bar["data"]}
-    assert {"hbm", "ffn_allreduce", "cp_combine"} <= names
+    assert not app.exception and not errors(app)
+    r = simulate(L8B, H100, Parallelism(tp=2, cp=2, ffn_shard_scope="TP+CP"), Workload("decode", s_kv=8192, batch=16))
+    m = metric_values(app)
+    assert m["Latency per token"] == fmt_time(r.total_latency_ns)
+    assert m["Bound"] == r.bound
+    assert m["Throughput (4 PEs)"].endswith("tok/s")
+    assert "TP2 CP2 PP1 DP1" in card_text(app, "Simulate")
     table = frame(app, "component")
-    assert table["ms"].sum() == pytest.approx(r.total_latency_ns / 1e6)
+    unit_col = next(c for c in table.columns if c.startswith("time ("))
+    scale = {"time (ms)": 1e6, "time (µs)": 1e3}[unit_col]
+    assert table[unit_col].sum() * scale == pytest.approx(r.total_latency_ns)
+    titles = charts(app)
+    assert any(t.startswith("Roofline: TP2 CP2") for t in titles)           # the roofline per operator
+    assert {"hbm", "ffn_allreduce"} <= {t["name"] for t in titles[f"TP2 CP2 PP1 DP1: {fmt_time(r.total_latency_ns)}"]["data"]}
 
 
-def test_simulate_bad_parallelism_shows_message_and_app_keeps_working(app):
-    app.selectbox(key="model").set_value("Llama 2 7B")       # 32 heads
-    app.selectbox(key="sim_tp").set_value(64)
+def test_times_are_ms_or_us_never_ns(app):
+    for name in ("Simulate", "Explore", "Co-design", "Serving"):
+        open_tab(app, name)
+        for label, value in metric_values(app).items():
+            if re.search(r"\d", value) and ("atency" in label or label in ("TTFT", "TPOT")):
+                assert re.fullmatch(r"[\d.,]+ (s|ms|µs)", value), (name, label, value)
+        assert not re.search(r"\d ns\b", card_text(app, name)), name
+
+
+def test_config_that_does_not_fit_shows_no_throughput():
+    at = new_app(batch=64)                       # 70B, 128K context, batch 64 on TP8 of the SiP
+    m = metric_values(at)
+    assert m["Throughput (8 PEs)"] == "— cannot run"
+    assert m["Latency per token if it fit"].endswith("ms")
+    assert any(x.label == "Memory per PE" and "does NOT fit" in x.proto.delta for x in at.metric)
+    text = card_text(at, "Simulate")
+    assert text.startswith("**Does not fit:**") and "cannot run" in text and "tok/s" not in text.split("\n")[0]
+
+
+def test_zero_context_is_an_error_not_the_old_result(app):
+    open_tab(app, "Explore")
+    assert "Recommended" in card_text(app, "Explore")
+    app.get_by_key("s_kv_decode").set_value(0)
     app.run()
     assert not app.exception
-    assert any("must divide n_heads" in e.value for e in app.error)
-    assert len(frame(app, "rank")) > 0                        # Explore tab still rendered
+    assert any("s_kv must be an integer in 1.." in e for e in errors(app))
+    assert "Recommended" not in card_text(app, "Explore")         # the stale answer is not shown
+    open_tab(app, "Simulate")
+    assert any("s_kv must be" in e for e in errors(app)) and not metric_values(app)
 
 
-def test_explore_tab(app):
-    app.selectbox(key="ex_objective").set_value("throughput")
-    app.number_input(key="ex_top").set_value(10)
-    app.run()
-    assert not app.exception
-    table = frame(app, "rank")
-    assert len(table) == 10
-    assert list(table["tokens_per_s"]) == sorted(table["tokens_per_s"], reverse=True)
+def test_every_control_has_a_tooltip(app):
+    seen = 0
+    for name in TABS:
+        open_tab(app, name)
+        if name == "Co-design":
+            app.get_by_key("cd_depth").set_value("custom")
+            app.run()
+        for kind in ("selectbox", "number_input", "text_input", "radio", "checkbox", "button"):
+            for widget in app.get(kind):
+                assert widget.help, (name, kind, widget.label)
+                seen += 1
+    assert seen > 60
+
+
+def test_explore_card_labels_fastest_and_least_memory(app):
+    open_tab(app, "Explore")
+    res = auto_explore(L8B, H100, Workload("decode", s_kv=8192, batch=16))
+    text = card_text(app, "Explore")
+    assert f"best by latency: {res.best.describe()}" in text
+    assert "**Least memory per PE** (autosuggest, the most headroom, not the fastest)" in text
+    assert "**Fewest PEs:**" in text
     scatter = charts(app)["Latency vs PEs used"]
-    assert any(t["name"] == "autosuggest (least memory)" for t in scatter["data"])
-    assert any("autosuggest" in i.value for i in app.info)
+    picks = {t["name"] for t in scatter["data"] if t.get("text")}
+    assert picks == {"fastest", "least memory (autosuggest)", "fewest PEs"}
+    table = frame(app, "rank")
+    assert len(table) == 25 and list(table["rank"]) == list(range(1, 26))
+    assert next(c for c in table.columns if c.startswith("latency (")) in ("latency (ms)", "latency (µs)")
 
 
-def test_codesign_tab_balanced(app, monkeypatch):
-    import infersim.auto_hardware as ah
-
-    calls = []
-    real = ah.joint_explore
-    monkeypatch.setattr(ah, "joint_explore", lambda *a, **k: calls.append(1) or real(*a, **k))
-    app.button(key="cd_run").click().run()
-    assert not app.exception and not app.error
-    pareto = frame(app, "hw_pe_hbm_gb")
-    assert len(pareto) >= 1
-    c = charts(app)
-    sens = c["Sensitivity: speedup when one knob changes"]
-    assert sorted(sens["data"][0]["y"]) == sorted(KNOBS)
-    assert sens["data"][0]["y"][-1] == "bw_hbm_gbs"          # top bar (plotted bottom-up)
-    front = c["Pareto frontier: total_latency_ms vs cost_score"]
-    assert {t["name"] for t in front["data"]} == {"pairs", "Pareto frontier"}
-    assert len(values(front["data"][0]["x"])) == 64
-    assert min(values(front["data"][1]["y"])) == pytest.approx(min(values(front["data"][0]["y"])))
-    assert len(frame(app, "knob")) == 6
-    assert len(app.get("download_button")) == 2
-    # changing a view re-renders from the cache: same objects, no new sweep
-    app.number_input(key="ex_top").set_value(5)
+def test_explore_objective_ranks_the_table(app):
+    open_tab(app, "Explore")
+    app.get_by_key("ex_objective").set_value("throughput")
+    app.get_by_key("btn_ex_run").click()
     app.run()
-    assert len(frame(app, "hw_pe_hbm_gb")) == len(pareto)
+    table = frame(app, "rank")
+    assert list(table["tok/s"]) == sorted(table["tok/s"], reverse=True)
+    assert "Recommended (best by throughput)" in card_text(app, "Explore")
+
+
+@pytest.mark.parametrize("tab, target, run_key", [
+    ("Explore", "infersim.auto_explore.auto_explore", "btn_ex_run"),
+    ("Co-design", "infersim.auto_hardware.joint_explore", "btn_cd_run"),
+    ("Serving", "infersim.sla.sla_search", "btn_sv_run"),
+])
+def test_sweeps_run_only_on_their_button(app, monkeypatch, tab, target, run_key):
+    import importlib
+
+    mod_name, fn = target.rsplit(".", 1)
+    mod = importlib.import_module(mod_name)
+    calls, real = [], getattr(mod, fn)
+    monkeypatch.setattr(mod, fn, lambda *a, **k: calls.append(1) or real(*a, **k))
+    if tab == "Serving":
+        import infersim.serving as serving
+        monkeypatch.setattr(serving, "sla_search", getattr(mod, fn), raising=False)
+    open_tab(app, tab)
+    assert len(calls) == 1                                     # the first visit answers at once
+    before = card_text(app, tab)
+    # widget changes on the tab and in the sidebar: no sweep, the result stays, marked stale
+    changes = {"Explore": [("ex_objective", "throughput_per_pe"), ("ex_top", 5)],
+               "Co-design": [("cd_objective", "throughput"), ("cd_depth", "custom"),
+                             ("grid_peak_tflops_f16", "500, 1000, 2000")],
+               "Serving": [("sv_tpot", 20.0), ("sv_isl", 1024)]}[tab] + [("batch", 8)]
+    for key, value in changes:
+        app.get_by_key(key).set_value(value)
+        app.run()
+        assert not app.exception
     assert len(calls) == 1
-
-
-def test_codesign_custom_grid_and_errors(app):
-    app.selectbox(key="cd_depth").set_value("custom").run()
-    app.text_input(key="grid_bw_hbm_gbs").set_value("1000,2000")
-    app.text_input(key="grid_peak_tflops_f16").set_value("250, 500, 1000")
+    assert card_text(app, tab).split("\n")[0] == before.split("\n")[0]      # the kept answer
+    assert any("inputs changed" in w.value for w in app.warning)
+    app.get_by_key(run_key).click()
     app.run()
-    assert {m.label: m.value for m in app.metric}["Hardware candidates"] == "6"
-    app.button(key="cd_run").click().run()
+    assert len(calls) == 2 and not any("inputs changed" in w.value for w in app.warning)
+    open_tab(app, "Simulate")
+    open_tab(app, tab)                                         # coming back shows the kept result
+    assert len(calls) == 2
+
+
+def test_codesign_objective_drives_picks_chart_and_sensitivity(app):
+    from infersim.auto_hardware import joint_explore
+
+    open_tab(app, "Co-design")
+    lat = charts(app)
+    assert "latency (ms) vs system cost of the PEs used ($)" in lat
+    assert "Sensitivity of latency: one knob ×2 / ×0.5" in lat
+    app.get_by_key("cd_objective").set_value("throughput_per_pe")
+    app.get_by_key("btn_cd_run").click()
+    app.run()
+    c = charts(app)
+    chart = c["throughput per PE (tok/s/PE) vs system cost of the PEs used ($)"]
+    assert "Sensitivity of throughput_per_pe: one knob ×2 / ×0.5" in c
+    ref = joint_explore(L8B, s_kv=8192, batch=16, depth="balanced", base_hw=H100, objective="throughput_per_pe")
+    star = next(t for t in chart["data"] if t["name"] == "recommended")
+    assert values(star["y"])[0] == pytest.approx(ref.best.tokens_per_s_per_pe)
+    assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.tokens_per_s_per_pe)
+    assert "best by throughput_per_pe" in card_text(app, "Co-design")
+    sens = c["Sensitivity of throughput_per_pe: one knob ×2 / ×0.5"]
+    assert values(sens["data"][0]["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].rel_speedup)
+
+
+def test_codesign_points_separate_and_hover_names_the_design(app):
+    open_tab(app, "Co-design")
+    spec = next(v for k, v in charts(app).items() if k.endswith("vs system cost of the PEs used ($)"))
+    pts = spec["data"][0]
+    assert len(values(pts["x"])) == 64
+    assert len({(x, y) for x, y in zip(values(pts["x"]), values(pts["y"]))}) == 64   # one dot each
+    assert spec["layout"]["meta"]["tied_points_spread"] > 0    # 8-GPU node: inter-node knobs tie
+    for needle in ("hw_bw_hbm_gbs", "hw_peak_tflops_f16", "tp: ", "kv_shard_mode", "system_cost_usd"):
+        assert needle in pts["hovertemplate"]
+    table = frame(app, "system cost ($)")
+    assert list(table.columns[:3]) == ["latency (ms)", "tok/s", "system cost ($)"]
+    sens = next(v for k, v in charts(app).items() if k.startswith("Sensitivity"))
+    labels = [t for tr in sens["data"] for t in tr["text"]]
+    assert len(labels) == 12 and "0%" in labels                  # every bar labelled, zeros too
+    caption = " ".join(c.value for c in app.caption)
+    assert "the best pair of each of the 64 hardware candidates (64 rows) — of" in caption
+
+
+def test_codesign_custom_grid_opens_on_a_grid_and_parses_safely(app):
+    open_tab(app, "Co-design")
+    app.get_by_key("cd_depth").set_value("custom")
+    app.run()
+    assert not errors(app)
+    assert metric_values(app)["Hardware candidates"] == "9"        # ×½, ×1, ×2 of two knobs
+    app.get_by_key("grid_bw_hbm_gbs").set_value("1,000")
+    app.run()
+    assert any("looks like a thousands separator" in e and "write 1000" in e for e in errors(app))
+    app.get_by_key("grid_bw_hbm_gbs").set_value("lots")
+    app.run()
+    assert any("bad grid values for 'bw_hbm_gbs'" in e for e in errors(app))
     assert not app.exception
-    assert len(frame(app, "hw_pe_hbm_gb")) >= 1
-    # an impossible sweep (nothing fits) and a malformed grid are messages, not crashes
-    app.text_input(key="grid_pe_hbm_gb").set_value("0.5")
+
+
+def test_huge_grid_is_sized_without_enumerating_and_refused(app):
+    open_tab(app, "Co-design")
+    app.get_by_key("cd_depth").set_value("custom")
+    app.run()
+    ten = ", ".join(str(v) for v in range(100, 1100, 100))
+    for k in ("pe_hbm_gb", "bw_hbm_gbs", "peak_tflops_f16", "bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs"):
+        app.get_by_key(f"grid_{k}").set_value(ten)
+    t0 = time.perf_counter()
+    app.run()
+    assert time.perf_counter() - t0 < 3.0
+    assert any("1,000,000 hardware candidates, above the cap of 250,000" in e for e in errors(app))
+    assert app.get_by_key("btn_cd_run").disabled
+    t0 = time.perf_counter()
+    app.get_by_key("cd_x").set_value("cost_score")               # a view change stays quick
+    app.run()
+    assert time.perf_counter() - t0 < 3.0
+
+
+def test_serving_tab_answers_like_sla_search():
+    from infersim.serving import Request, sla_search
+
+    at = new_app(model="Llama 3.1 70B", hw="H100-SXM x8")
+    open_tab(at, "Serving")
+    assert not at.exception and not errors(at)
+    ref = sla_search(L70B, H100, Request(2048, 512), ttft_ms=2000, tpot_ms=50)
+    text = card_text(at, "Serving")
+    assert f"serve with {ref.best.par.describe()}" in text and f"at {ref.best.batch} concurrent" in text
+    assert ref.comparison() in text
+    m = metric_values(at)
+    assert m["TPOT"] == fmt_time(ref.best.tpot_ms * 1e6) and m["Concurrent sequences"] == f"{ref.best.batch:,}"
+    pareto = charts(at)["Throughput vs interactivity: Llama 3.1 70B on H100-SXM x8"]
+    assert {"Pareto frontier", "best (aggregated)", "disaggregated"} <= {t["name"] for t in pareto["data"]}
+    assert pareto["layout"]["shapes"][0]["x0"] == pytest.approx(1000 / 50)      # the TPOT region
+    assert len(frame(at, "tok/s per user")) == len(ref.pareto)
+
+
+def test_runtime_selector_changes_simulate_and_marks_sweeps_stale(app):
+    open_tab(app, "Explore")
+    app.get_by_key("runtime").set_value("eager")
+    app.run()
+    assert any("inputs changed" in w.value for w in app.warning)
+    open_tab(app, "Simulate")
+    eager = simulate(L8B, H100, Parallelism(tp=8), Workload("decode", s_kv=8192, batch=16), runtime="eager")
+    assert metric_values(app)["Latency per token"] == fmt_time(eager.total_latency_ns)
+
+
+def test_widget_values_survive_other_tabs(app):
+    app.get_by_key("sim_tp").set_value(4)
+    app.get_by_key("sim_kv").set_value("seq")
+    app.run()
+    for name in ("Explore", "Compare", "Simulate"):
+        open_tab(app, name)
+    assert app.get_by_key("sim_tp").value == 4 and app.get_by_key("sim_kv").value == "seq"
+    assert "TP4 CP1 PP1 DP1" in card_text(app, "Simulate")
+
+
+@pytest.mark.parametrize("key, value, needle", [
+    ("sim_tp", 0, "tp must be an integer >= 1"),
+    ("sim_tp", 32, "exceeds the 8 PEs"),
+    ("batch", 0, "batch must be an integer in 1.."),
+    (f"knob_bw_hbm_gbs_{H100.name}", 0.0, "bw_hbm_gbs must be > 0"),
+])
+def test_bad_input_is_one_line_and_the_app_keeps_running(app, key, value, needle):
+    app.get_by_key(key).set_value(value)
     app.run()
     assert not app.exception
-    assert any("impossible sweep" in e.value for e in app.error)
-    app.text_input(key="grid_pe_hbm_gb").set_value("lots")
-    app.run()
-    assert any("must be numbers" in e.value for e in app.error)
-    assert {m.label for m in app.metric} >= {"Latency"}      # Simulate tab still alive
+    assert any(needle in e and "\n" not in e for e in errors(app)), errors(app)
 
 
-def test_bad_hardware_edit_is_a_message(app):
-    app.number_input(key=f"knob_bw_hbm_gbs_{GENERIC_SIP.name}").set_value(0.0)
+def test_bad_serving_input_is_one_line(app):
+    open_tab(app, "Serving")
+    app.get_by_key("sv_hit").set_value(1.5)
+    app.get_by_key("btn_sv_run").click()
     app.run()
     assert not app.exception
-    assert any("bw_hbm_gbs must be > 0" in e.value for e in app.error)
+    assert any("prefix_hit must be a fraction in [0, 1)" in e for e in errors(app))
 
 
-def test_simulate_moe_with_expert_parallel(app):
-    app.selectbox(key="model").set_value("Mixtral 8x7B")
-    app.run()
-    app.selectbox(key="sim_tp").set_value(8)
-    app.number_input(key="sim_ep").set_value(8)
-    app.run()
-    assert not app.exception and not app.error
-    names = {t["name"] for spec in charts(app).values() for t in spec["data"] if "name" in t}
-    assert "ep_alltoall" in names
-
-
-def test_runtime_selector_changes_the_simulation(app):
-    app.selectbox(key="sim_tp").set_value(8)
-    app.selectbox(key="runtime").set_value("eager")
-    app.run()
-    assert not app.exception and not app.error
-    eager = simulate(PRESETS["Llama 3.1 70B"].model, GENERIC_SIP, Parallelism(tp=8),
-                     Workload("decode", s_kv=131072), runtime="eager")
-    graphs = simulate(PRESETS["Llama 3.1 70B"].model, GENERIC_SIP, Parallelism(tp=8),
-                      Workload("decode", s_kv=131072))
-    metrics = {m.label: m.value for m in app.metric}
-    assert metrics["Latency"] == f"{eager.total_latency_ns / 1e6:.3f} ms"
-    assert eager.total_latency_ns > graphs.total_latency_ns
+def test_generic_sip_default_still_simulates():
+    at = new_app()
+    r = simulate(L70B, GENERIC_SIP, Parallelism(tp=8), Workload("decode", s_kv=131072))
+    assert metric_values(at)["Latency per token"] == fmt_time(r.total_latency_ns)

@@ -66,15 +66,93 @@ def test_codesign_tab_renders_pareto_chart(server, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1500, "height": 1800})
     page.goto(server, wait_until="domcontentloaded")
     page.get_by_role("tab", name="Co-design").click()
-    page.get_by_role("button", name="Run co-design sweep").click()
-    title = page.locator(".js-plotly-plot .gtitle", has_text="Pareto frontier")
+    page.locator(".st-key-rec_codesign").get_by_text("Recommended hardware:").wait_for(timeout=60_000)
+    title = page.locator(".js-plotly-plot .gtitle", has_text="vs system cost of the PEs used")
     title.wait_for(timeout=60_000)
-    assert page.locator(".js-plotly-plot .gtitle", has_text="Sensitivity").count() == 1
-    # the frontier trace and the cloud of fitting pairs are drawn as SVG points
-    assert page.locator(".js-plotly-plot .scatterlayer .point").count() >= 64
+    assert page.locator(".js-plotly-plot .gtitle", has_text="Sensitivity of latency").count() == 1
+    # every hardware candidate is its own SVG point (64), plus the recommended star
+    assert page.locator(".js-plotly-plot .scatterlayer .point").count() >= 65
+    # another objective does not start a sweep: the answer stays, marked stale, until Run
+    before = page.locator(".st-key-rec_codesign").inner_text().splitlines()[0]
+    page.locator(".st-key-cd_objective").click()
+    page.get_by_role("option", name="throughput_per_pe").click()
+    page.get_by_text("The inputs changed since this result was computed").wait_for(timeout=30_000)
+    assert page.locator(".st-key-rec_codesign").inner_text().splitlines()[0] == before
+    page.get_by_role("button", name="Run co-design sweep").click()
+    page.locator(".js-plotly-plot .gtitle", has_text="Sensitivity of throughput_per_pe").wait_for(timeout=60_000)
+    assert page.get_by_text("The inputs changed since this result was computed").count() == 0
     shot = tmp_path / "codesign.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
+    page.close()
+
+
+def _pin_current(page, expected: str) -> None:
+    page.get_by_role("button", name="Pin to Compare").click()
+    page.get_by_text(f"pinned to Compare: Simulate: {expected}").first.wait_for(timeout=30_000)
+
+
+def test_pin_two_configs_and_compare(server, browser):
+    """Pin TP8 and TP16 from Simulate; Compare names the faster and its table holds both."""
+    from infersim import Parallelism, Workload, simulate
+    from infersim.hardware_presets import GENERIC_SIP
+    from infersim.model_presets import PRESETS
+
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.goto(server, wait_until="domcontentloaded")
+    page.locator(".st-key-rec_simulate").get_by_text("Limited by").wait_for(timeout=60_000)
+    _pin_current(page, "TP8 CP1 PP1 DP1")
+    tp = page.get_by_label("TP", exact=True)
+    tp.fill("16")
+    tp.press("Enter")
+    page.locator(".st-key-rec_simulate").get_by_text("with TP16 CP1 PP1 DP1").wait_for(timeout=30_000)
+    _pin_current(page, "TP16 CP1 PP1 DP1")
+    page.get_by_role("tab", name="Compare").click()
+    card = page.locator(".st-key-rec_compare")
+    card.get_by_text("Fastest:", exact=True).wait_for(timeout=30_000)
+    wl, model = Workload("decode", s_kv=131072), PRESETS["Llama 3.1 70B"].model
+    lat = {tp: simulate(model, GENERIC_SIP, Parallelism(tp=tp), wl).total_latency_ns / 1e6 for tp in (8, 16)}
+    fastest = 2 if lat[16] < lat[8] else 1
+    assert card.inner_text().splitlines()[0].startswith(f"Fastest: #{fastest} Simulate")
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download the comparison (CSV, 2 rows)").click()
+    import pandas as pd
+
+    table = pd.read_csv(dl.value.path())
+    assert table["parallelism"].str.split(" \\(").str[0].tolist() == ["TP8 CP1 PP1 DP1", "TP16 CP1 PP1 DP1"]
+    assert table["latency (ms)"].tolist() == pytest.approx([lat[8], lat[16]])
+    assert table["fits"].tolist() == [True, True]
+    # the shared-scale breakdown draws both pins
+    page.locator(".js-plotly-plot .gtitle", has_text="Latency breakdown, one scale").wait_for()
+    assert page.locator(".js-plotly-plot .ytick", has_text="#2 Simulate: TP16").count() >= 1
+    page.close()
+
+
+def test_exported_json_reruns(server, browser, tmp_path):
+    """Download the co-design result from the browser, re-run it with ``infersim rerun`` and
+    through Compare's upload: same answer both ways."""
+    import json
+
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.goto(server, wait_until="domcontentloaded")
+    page.get_by_role("tab", name="Co-design").click()
+    page.locator(".st-key-rec_codesign").get_by_text("Recommended hardware:").wait_for(timeout=60_000)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download result (JSON)").click()
+    path = tmp_path / "codesign.json"
+    dl.value.save_as(path)
+    export = json.loads(path.read_text())
+    assert {"model", "hardware", "workload", "runtime", "objective", "depth", "grid",
+            "infersim_version"} <= set(export)
+    done = subprocess.run([sys.executable, "-m", "infersim", "rerun", str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Same answer as the export." in done.stdout
+    assert export["answer"][0] in " ".join(done.stdout.split())
+    page.get_by_role("tab", name="Compare").click()
+    page.locator('input[type="file"]').set_input_files(str(path))
+    page.get_by_text("re-ran the codesign export codesign.json: same answer as the export; pinned").wait_for(
+        timeout=60_000)
     page.close()
 
 

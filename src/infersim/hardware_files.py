@@ -112,4 +112,3 @@ def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], Hard
     for f in field_names():
         origin.setdefault(f, "default")
     return spec, origin
-

@@ -38,7 +38,8 @@ from .efficiency import (  # noqa: F401  (public names of this module)
 )
 from .errors import InferSimError
 from .hardware import HardwareSpec
-from .hardware_files import _parse, read_mapping, spec_from_mapping
+from .files import decode_capped
+from .hardware_files import MAX_HW_FILE_BYTES, SUFFIXES, _parse, read_mapping, spec_from_mapping
 from .registry import Registry
 
 #: Keys only preset files have (see the module docstring).
@@ -140,6 +141,20 @@ def read_hardware_file(path: str | os.PathLike) -> tuple[HardwareSpec, dict[str,
     """(spec, provenance) of a user hardware file (JSON, TOML or YAML; docs/hardware.md);
     ``base`` names a calibrated preset whose fields the file overrides."""
     return spec_from_mapping(read_mapping(path), os.path.basename(str(path)), resolve_base=get_hardware)
+
+
+def spec_from_text(data: bytes | str, filename: str) -> HardwareSpec:
+    """A spec from the *content* of a hardware file (a UI upload): never treated as a path.
+    ``filename`` only picks the format by its suffix and names the file in errors; ``base``
+    may name a preset, nothing else is looked up. At most :data:`MAX_HW_FILE_BYTES`."""
+    where = os.path.basename(str(filename)) or "hardware file"
+    suffix = os.path.splitext(where)[1].lower()
+    if suffix not in SUFFIXES:
+        raise InferSimError(f"{where}: hardware files end in {', '.join(SUFFIXES)}")
+    raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else bytes(data)
+    text = decode_capped(raw, MAX_HW_FILE_BYTES, where, "hardware file")
+    return spec_from_mapping(_parse(text.removeprefix("\ufeff"), suffix, where), where,
+                             resolve_base=get_hardware)[0]
 
 
 def resolve_hardware(ref: str) -> HardwareSpec:

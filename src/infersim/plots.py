@@ -24,7 +24,9 @@ COMPONENT_COLOURS = {
     "ep_alltoall": "#8c564b", "pp_p2p": "#e377c2", "lm_head_gather": "#bcbd22", "cp_ring": "#d62728",
     "pp_bubble": "#f7b6d2", "kernel_gaps": "#7f7f7f", "host_launch": "#c7c7c7", "step_fixed": "#17becf",
 }
-CP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "pentagon")
+CP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "pentagon",
+              "triangle-down", "hourglass", "star-square", "triangle-left", "bowtie", "hexagram")
+OTHER_CP_SYMBOL = "asterisk-open"
 
 
 def _go():
@@ -46,9 +48,10 @@ def breakdown_bars(breakdowns: dict[str, dict[str, float]], title: str = "Latenc
             fig.add_trace(go.Bar(x=vals, y=labels, name=name, orientation="h",
                                  marker_color=COMPONENT_COLOURS[name],
                                  hovertemplate=f"{name}: %{{x:.4g}} ms<extra>%{{y}}</extra>"))
-    fig.update_layout(barmode="stack", title=title, xaxis_title="time (ms)",
-                      height=200 + 40 * len(labels), margin=dict(l=10, r=10, t=50, b=40),
-                      legend=dict(orientation="h", y=-0.3))
+    # legend on the right: below the bars it would cover the axis title of a short chart
+    fig.update_layout(barmode="stack", title=title, xaxis_title="time (ms)", yaxis=dict(automargin=True),
+                      height=max(280, 140 + 45 * len(labels)), margin=dict(l=10, r=10, t=50, b=40),
+                      legend=dict(traceorder="normal", font=dict(size=11)))
     return fig
 
 
@@ -68,8 +71,83 @@ def memory_bar(parts_bytes: dict[str, float], usable_bytes: float, hbm_bytes: fl
     fig.add_vline(x=usable_bytes / 1e9, line_dash="dash", line_color="black",
                   annotation_text="usable", annotation_position="top")
     fig.add_vline(x=hbm_bytes / 1e9, line_color="red", annotation_text="HBM", annotation_position="bottom")
-    fig.update_layout(barmode="stack", title="Memory per PE", xaxis_title="memory per PE (GB)", height=220,
-                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(orientation="h", y=-0.5))
+    fig.update_layout(barmode="stack", title="Memory per PE", xaxis_title="memory per PE (GB)", height=280,
+                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(traceorder="normal"))
+    return fig
+
+
+def memory_bars(parts: dict[str, dict[str, float]], usable: dict[str, float] | None = None,
+                title: str = "Memory per PE") -> "go.Figure":
+    """Memory per PE of several labelled configurations on one scale (GB), stacked by part,
+    each with a tick at its usable capacity."""
+    go = _go()
+    fig = go.Figure()
+    labels = list(parts)
+    colours = {"weights": "#1f77b4", "kv_cache": "#ff7f0e", "workspace": "#2ca02c"}
+    names = list(dict.fromkeys(k for p in parts.values() for k in p))
+    for k in names:
+        fig.add_trace(go.Bar(x=[parts[lab].get(k, 0.0) / 1e9 for lab in labels], y=labels, name=k,
+                             orientation="h", marker_color=colours.get(k),
+                             hovertemplate=f"{k}: %{{x:.2f}} GB<extra>%{{y}}</extra>"))
+    if usable:
+        fig.add_trace(go.Scatter(x=[usable[lab] / 1e9 for lab in labels if lab in usable],
+                                 y=[lab for lab in labels if lab in usable], mode="markers",
+                                 name="usable capacity", marker=dict(symbol="line-ns-open", size=26,
+                                                                     line_width=3, color="black"),
+                                 hovertemplate="usable: %{x:.1f} GB<extra>%{y}</extra>"))
+    fig.update_layout(barmode="stack", title=title, xaxis_title="memory per PE (GB)",
+                      yaxis=dict(automargin=True), height=max(280, 140 + 45 * len(labels)),
+                      margin=dict(l=10, r=10, t=50, b=40), legend=dict(traceorder="normal"))
+    return fig
+
+
+def _spread_ties(x: np.ndarray, y: np.ndarray, log_x: bool) -> tuple[np.ndarray, int]:
+    """x positions that pull apart points with the same (x, y): candidates that differ only in a
+    knob the deployment does not use (an 8-GPU node's inter-node links) cost and perform the
+    same; each gets its own dot, in a small cluster, so each can be hovered. Returns the new x
+    and how many points were moved."""
+    x = np.asarray(x, dtype=float)
+    out, moved = x.copy(), 0
+    keys = np.round(np.c_[np.log10(np.maximum(x, 1e-300)), np.log10(np.maximum(np.abs(y), 1e-300))], 6)
+    _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    span = (np.nanmax(x) - np.nanmin(x)) or max(abs(float(np.nanmax(x))), 1.0)
+    for g in np.flatnonzero(counts > 1):
+        idx = np.flatnonzero(inverse.ravel() == g)
+        offsets = np.arange(len(idx)) - (len(idx) - 1) / 2
+        out[idx] = x[idx] * (1 + 0.006 * offsets) if log_x else x[idx] + 0.004 * span * offsets
+        moved += len(idx)
+    return out, moved
+
+
+def codesign_scatter(points, frontier, x: str, y: str, x_title: str, y_title: str,
+                     colour: str = "pes", log_x: bool = True, best=None) -> "go.Figure":
+    """Co-design pairs ``y`` against ``x`` (DataFrames of ``JointScore.to_dict()`` rows): each
+    point coloured by ``colour`` (a hardware knob or the PEs used), ties pulled apart (see
+    :func:`_spread_ties`; hover shows the true values), the frontier drawn, ``best`` (a row
+    dict) starred; hover names every hardware knob, the parallelism and the numbers."""
+    go = _go()
+    fig = go.Figure()
+    hw_cols = tuple(c for c in points.columns if c.startswith("hw_"))
+    num_cols = (x, y, "pes", "total_latency_ms", "tokens_per_s", "system_cost_usd", "system_power_w")
+    custom, hover = _config_hover(points, tuple(dict.fromkeys(num_cols + hw_cols + PAR_COLS)))
+    xs, moved = _spread_ties(points[x].values, points[y].values, log_x)
+    fig.add_trace(go.Scatter(
+        x=xs, y=points[y], mode="markers", name="hardware candidates", customdata=custom,
+        marker=dict(size=9, opacity=0.8, color=points[colour], colorscale="Viridis", showscale=True,
+                    colorbar=dict(title=colour, thickness=12), line=dict(width=0.5, color="#333")),
+        hovertemplate=hover + "<extra></extra>"))
+    if len(frontier):
+        f = frontier.sort_values(x)
+        fig.add_trace(go.Scatter(x=f[x], y=f[y], mode="lines", name="Pareto frontier", hoverinfo="skip",
+                                 line=dict(shape="hv", color="#d62728", width=2)))
+    if best is not None:
+        fig.add_trace(go.Scatter(x=[best[x]], y=[best[y]], mode="markers", name="recommended",
+                                 marker=dict(size=20, symbol="star", color="#d62728",
+                                             line=dict(width=1, color="black")),
+                                 hovertemplate="recommended<extra></extra>"))
+    fig.update_layout(title=f"{y_title} vs {x_title}", xaxis=dict(title=x_title, type="log" if log_x else "linear"),
+                      yaxis_title=y_title, height=500, legend=dict(orientation="h", y=-0.2),
+                      meta={"tied_points_spread": moved})
     return fig
 
 
@@ -95,7 +173,7 @@ def roofline(result, hw) -> "go.Figure":
                              name="operators", marker=dict(size=10, color="#d62728"),
                              customdata=[[result.op_times_ns[n] / 1e3] for n in names],
                              hovertemplate="%{text}: %{y:.1f} TFLOP/s at %{x:.3g} flop/B, "
-                                           "%{customdata[0]:.1f} us per step<extra></extra>"))
+                                           "%{customdata[0]:.3g} µs per step<extra></extra>"))
     fig.update_layout(title=f"Roofline: {result.par.describe()} on {result.hardware}",
                       xaxis=dict(type="log", title="arithmetic intensity (flop per HBM byte)"),
                       yaxis=dict(type="log", title="attained rate (TFLOP/s per PE)"), height=460)
@@ -103,9 +181,11 @@ def roofline(result, hw) -> "go.Figure":
 
 
 def _config_hover(df, cols) -> tuple[np.ndarray, str]:
-    """customdata and a hovertemplate fragment naming every column of the configuration."""
+    """customdata and a hovertemplate fragment naming every column of the configuration
+    (numbers to four significant digits with thousands separators)."""
     cols = [c for c in cols if c in df.columns]
-    parts = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(cols))
+    numeric = {c for c in cols if df[c].dtype.kind == "f"}
+    parts = "<br>".join(f"{c}: %{{customdata[{i}]{':,.4~g' if c in numeric else ''}}}" for i, c in enumerate(cols))
     return df[cols].values, parts
 
 
@@ -113,71 +193,139 @@ PAR_COLS = ("tp", "cp", "pp", "dp", "ep", "microbatches", "kv_shard_mode", "ffn_
             "tp_placement", "cp_placement", "cp_ring_variant")
 
 
+def _pe_ticks(pes) -> list[int]:
+    """Ticks at the PE counts used, not only the powers of two: every one when they fit, else
+    the extremes and powers of two first, then the others wherever ~0.07 decades are free."""
+    used = sorted(set(int(v) for v in pes))
+    if len(used) <= 16:
+        return used
+    pow2 = [t for t in used if t & (t - 1) == 0]
+    order = [used[0], used[-1]] + pow2 + sorted(set(used) - set(pow2), key=lambda t: (t % 8 != 0, t))
+    keep: list[int] = []
+    for t in order:
+        if t not in keep and all(abs(math.log10(t) - math.log10(k)) >= 0.07 for k in keep):
+            keep.append(t)
+    return sorted(keep)
+
+
+def _cp_symbols(cps) -> tuple[dict, list[tuple[str, str]]]:
+    """A distinct shape per CP degree while the shapes last; the largest degrees beyond them
+    share one shape and one legend entry naming their range (a shape never means two things)."""
+    own = list(cps[:len(CP_SYMBOLS)])
+    symbol = {cp: CP_SYMBOLS[i] for i, cp in enumerate(own)}
+    legend = [(f"CP{cp}", symbol[cp]) for cp in own]
+    rest = list(cps[len(CP_SYMBOLS):])
+    if rest:
+        symbol.update({cp: OTHER_CP_SYMBOL for cp in rest})
+        legend.append((f"CP{rest[0]}–{rest[-1]}", OTHER_CP_SYMBOL))
+    return symbol, legend
+
+
 def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
-    """Latency vs PEs used (both log): colour = TP degree, marker = CP degree, one legend entry
-    per degree; ``picks`` maps a label ("fastest", "least memory") to a row dict to ring."""
+    """Latency vs PEs used (both log): colour = TP degree, marker shape = CP degree. The legend
+    has one colour swatch per TP and one grey shape per CP (legend-only entries: a data trace's
+    legend icon would show its first point's shape); ``picks`` maps a label ("fastest",
+    "least memory") to a row dict to ring."""
     go = _go()
     fig = go.Figure()
     cps = sorted(df["cp"].unique())
-    symbol = {cp: CP_SYMBOLS[i % len(CP_SYMBOLS)] for i, cp in enumerate(cps)}
+    symbol, cp_legend = _cp_symbols(cps)
     custom, hover = _config_hover(df, PAR_COLS + ("mem_per_pe_gb",))
-    for tp in sorted(df["tp"].unique()):
+    palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+               "#bcbd22", "#17becf")
+    tps = sorted(df["tp"].unique())
+    colour = {tp: palette[i % len(palette)] for i, tp in enumerate(tps)}
+    for tp in tps:
         m = (df["tp"] == tp).values
-        fig.add_trace(go.Scatter(x=df["pes"][m], y=df["latency_ms"][m], mode="markers", name=f"TP{tp}",
-                                 legendgroup="tp", legendgrouptitle_text="TP (colour)",
-                                 marker=dict(size=8, opacity=0.75, symbol="circle"), customdata=custom[m],
-                                 hovertemplate="%{y:.3f} ms on %{x} PEs<br>" + hover + "<extra></extra>"))
-    for cp in cps:   # the shapes' legend: CP degree, shown in grey on its own
-        m = (df["cp"] == cp).values
-        fig.add_trace(go.Scatter(x=df["pes"][m], y=df["latency_ms"][m], mode="markers", name=f"CP{cp}",
-                                 legendgroup="cp", legendgrouptitle_text="CP (shape)", hoverinfo="skip",
-                                 marker=dict(size=8, color="rgba(0,0,0,0)", symbol=symbol[cp],
-                                             line=dict(width=1, color="#555"))))
+        fig.add_trace(go.Scatter(
+            x=df["pes"][m], y=df["latency_ms"][m], mode="markers", name=f"TP{tp}", showlegend=False,
+            legendgroup=f"tp{tp}", customdata=custom[m],
+            marker=dict(size=9, opacity=0.8, color=colour[tp], symbol=[symbol[c] for c in df["cp"][m]],
+                        line=dict(width=0.5, color="#333")),
+            hovertemplate="%{y:.4g} ms on %{x} PEs<br>" + hover + "<extra></extra>"))
+    for tp in tps:      # legend: colour = TP
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"TP{tp}", legendgroup=f"tp{tp}",
+                                 legendgrouptitle_text="TP (colour)" if tp == tps[0] else None,
+                                 marker=dict(size=10, color=colour[tp], symbol="square")))
+    for name, sym in cp_legend:      # legend: shape = CP
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name, legendgroup="cp",
+                                 legendgrouptitle_text="CP (shape)",
+                                 marker=dict(size=10, color="#888", symbol=sym)))
     for i, (label, row) in enumerate((picks or {}).items()):
-        fig.add_trace(go.Scatter(x=[row["pes"]], y=[row["latency_ms"]], mode="markers", name=label,
-                                 marker=dict(size=20, symbol="circle-open", line_width=3,
-                                             color=("#d62728", "#2ca02c", "#9467bd")[i % 3])))
-    ticks = sorted(set(int(v) for v in df["pes"].unique()))
+        colour = ("#d62728", "#2ca02c", "#9467bd")[i % 3]
+        fig.add_trace(go.Scatter(x=[row["pes"]], y=[row["latency_ms"]], mode="markers+text", name=label,
+                                 text=[label], textposition=("bottom left", "top left", "middle right")[i % 3],
+                                 textfont=dict(color=colour, size=13), legendrank=1,
+                                 marker=dict(size=22, symbol="circle-open", line_width=3, color=colour),
+                                 hovertemplate=f"{label}: %{{y:.4g}} ms on %{{x}} PEs<extra></extra>"))
     fig.update_layout(title="Latency vs PEs used", xaxis_title="PEs used", yaxis_title="latency (ms)",
-                      xaxis=dict(type="log", tickvals=ticks if len(ticks) <= 16 else None),
-                      yaxis_type="log", height=520)
+                      xaxis=dict(type="log", tickvals=_pe_ticks(df["pes"])),
+                      yaxis=dict(type="log", dtick="D2"), height=520)
     return fig
 
 
-def sensitivity_bar(rows) -> "go.Figure":
-    """Speedup from each knob change, ranked; every bar labelled, 0% included."""
+def _signed_pct(v: float) -> str:
+    return "0%" if abs(v) < 0.05 else f"{v:+.1f}%"
+
+
+def sensitivity_bar(rows, objective: str | None = None) -> "go.Figure":
+    """Gain of the objective when one knob doubles (and, where measured, halves), ranked; every
+    bar is labelled, 0% included, and the range leaves room for the labels."""
     go = _go()
     knobs = [getattr(r, "label", None) or r.knob for r in rows][::-1]
-    vals = [100 * r.rel_speedup for r in rows][::-1]
-    fig = go.Figure(go.Bar(x=vals, y=knobs, orientation="h", marker_color="#1f77b4",
-                           text=[f"{v:+.1f}%" for v in vals], textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x:.2f}%<extra></extra>"))
-    fig.update_layout(title="Sensitivity: speedup when one knob changes", xaxis_title="speedup (%)",
-                      height=160 + 30 * len(knobs), margin=dict(l=10, r=40, t=50, b=40))
+    doubled = [100 * r.rel_speedup for r in rows][::-1]
+    halved = [100 * getattr(r, "rel_gain_halved", math.nan) for r in rows][::-1]
+    fig = go.Figure()
+    series = [("×2", doubled, "#1f77b4")]
+    if any(math.isfinite(v) for v in halved):
+        series.append(("×0.5", halved, "#ff7f0e"))
+    for name, vals, colour in series:
+        fig.add_trace(go.Bar(x=vals, y=knobs, orientation="h", name=name, marker_color=colour,
+                             text=[_signed_pct(v) if math.isfinite(v) else "n/a" for v in vals],
+                             textposition="outside", cliponaxis=False,
+                             hovertemplate="%{y} " + name + ": %{x:+.2f}%<extra></extra>"))
+    finite = [v for _, vals, _ in series for v in vals if math.isfinite(v)] or [0.0]
+    lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
+    pad = 0.3 * ((hi - lo) or 1.0)
+    what = f"{objective}" if objective else "the objective"
+    fig.update_layout(title=f"Sensitivity of {what}: one knob ×2 / ×0.5",
+                      xaxis=dict(title=f"{what} improvement (%)", range=[lo - (pad if lo < 0 else 0.05 * pad),
+                                                                    hi + pad], zeroline=True),
+                      yaxis=dict(automargin=True), barmode="group",
+                      height=180 + (45 if len(series) > 1 else 30) * len(knobs),
+                      margin=dict(l=10, r=40, t=50, b=40), legend=dict(orientation="h", y=-0.25))
     return fig
 
 
 def interactivity_pareto(sla) -> "go.Figure":
     """Throughput vs interactivity of an :class:`~infersim.sla.SLAResult`: tokens/s per PE
     against tokens/s per user, the frontier drawn, the SLA region shaded (per-user speed at
-    least 1000 / TPOT limit), the best and the disaggregated deployment marked."""
+    least 1000 / TPOT limit), frontier points coloured by whether they meet the whole SLA (TTFT
+    too), the best and the disaggregated deployment marked."""
     go = _go()
     fig = go.Figure()
     pts = sla.pareto
     fig.add_trace(go.Scatter(
         x=[p.tok_s_per_user for p in pts], y=[p.tok_s_per_pe for p in pts], mode="lines+markers",
         name="Pareto frontier", line=dict(shape="hv", color="#1f77b4"),
-        customdata=[[p.par.describe(), p.batch, p.ttft_ms, p.tpot_ms] for p in pts],
-        hovertemplate="%{customdata[0]}, batch %{customdata[1]}<br>%{x:.1f} tok/s/user, %{y:.1f} tok/s/PE"
-                      "<br>TTFT %{customdata[2]:.0f} ms, TPOT %{customdata[3]:.1f} ms<extra></extra>"))
+        marker=dict(size=8, color=["#2ca02c" if p.meets_sla else "#aaaaaa" for p in pts],
+                    line=dict(width=1, color="#1f77b4")),
+        customdata=[[p.par.describe(), p.batch, p.ttft_ms, p.tpot_ms, p.pes,
+                     "meets the SLA" if p.meets_sla else "misses the SLA"] for p in pts],
+        hovertemplate="%{customdata[0]} (%{customdata[4]} PEs), batch %{customdata[1]}<br>"
+                      "%{x:.1f} tok/s/user, %{y:.1f} tok/s/PE<br>TTFT %{customdata[2]:,.0f} ms, "
+                      "TPOT %{customdata[3]:.1f} ms: %{customdata[5]}<extra></extra>"))
     if sla.tpot_limit_ms:
         fig.add_vrect(x0=1000.0 / sla.tpot_limit_ms, x1=max([p.tok_s_per_user for p in pts] + [1]) * 1.1,
-                      fillcolor="green", opacity=0.08, line_width=0, annotation_text="meets TPOT")
+                      fillcolor="green", opacity=0.08, line_width=0,
+                      annotation_text=f"TPOT ≤ {sla.tpot_limit_ms:g} ms", annotation_position="top left")
     for label, p, colour in (("best (aggregated)", sla.best, "#d62728"),
                              ("disaggregated", sla.disaggregated, "#2ca02c")):
         if p is not None:
             fig.add_trace(go.Scatter(x=[p.tok_s_per_user], y=[p.tok_s_per_pe], mode="markers", name=label,
-                                     marker=dict(size=16, symbol="star", color=colour)))
+                                     marker=dict(size=16, symbol="star", color=colour),
+                                     hovertemplate=f"{label}: %{{x:.1f}} tok/s/user, %{{y:.1f}} tok/s/PE"
+                                                   "<extra></extra>"))
     fig.update_layout(title=f"Throughput vs interactivity: {sla.model} on {sla.hardware}",
                       xaxis_title="tokens/s per user", yaxis_title="tokens/s per PE", height=460)
     return fig

@@ -428,15 +428,17 @@ def _best_pair(hw, request, kv_bytes, pre, dec, ttft_ms, top: int):
     each instance size (the most efficient overall may be too large to pair with any other)."""
     p_rows, p_lat, p_rate = pre
     d_rows, d_tpot, d_rate = dec
-    pi = _top_per_size(p_rate / p_rows.pes, p_rows.pes, top)
-    di = _top_per_size(d_rate / d_rows.pes, d_rows.pes, top)
+    # ParArrays.pes and HardwareSpec.n_pes are computed on every access: read them once
+    p_pes_all, d_pes_all, n_pes = p_rows.pes, d_rows.pes, hw.n_pes
+    pi = _top_per_size(p_rate / p_pes_all, p_pes_all, top)
+    di = _top_per_size(d_rate / d_pes_all, d_pes_all, top)
     best = None
     for i in pi:
-        pp_pes, rp = int(p_rows.pes[i]), float(p_rate[i])
+        pp_pes, rp = int(p_pes_all[i]), float(p_rate[i])
         for j in di:
-            pd_pes, rd = int(d_rows.pes[j]), float(d_rate[j])
-            for x in range(1, (hw.n_pes - pd_pes) // pp_pes + 1):
-                y_max = (hw.n_pes - x * pp_pes) // pd_pes
+            pd_pes, rd = int(d_pes_all[j]), float(d_rate[j])
+            for x in range(1, (n_pes - pd_pes) // pp_pes + 1):
+                y_max = (n_pes - x * pp_pes) // pd_pes
                 for y in {max(1, min(y_max, v)) for v in (math.floor(x * rp / rd), math.ceil(x * rp / rd))}:
                     pes = x * pp_pes + y * pd_pes
                     level, bw, alpha = kv_link(hw, pes)

@@ -1,4 +1,4 @@
-"""Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,validate,ui}``
+"""Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,validate,ui,rerun}``
 (``--json`` on each). One module per command (``cmd_*.py``), shared pieces in ``common.py``.
 
 What the user sees on stderr, always one line:
@@ -19,10 +19,12 @@ import sys
 import warnings
 
 from ..errors import InferSimError, InferSimWarning
-from . import cmd_codesign, cmd_explore, cmd_presets, cmd_serve, cmd_simulate, cmd_ui, cmd_validate
+from . import (cmd_codesign, cmd_explore, cmd_presets, cmd_rerun, cmd_serve, cmd_simulate, cmd_ui,
+               cmd_validate)
 from .common import ArgumentParser, console, fmt_gb, fmt_ns, one_line, parse_grid  # noqa: F401  (public helpers)
 
-COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_serve, cmd_validate, cmd_ui)
+COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_serve, cmd_validate, cmd_ui,
+                   cmd_rerun)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -32,6 +32,6 @@ def run(args) -> int:
     cmd = [sys.executable, "-m", "streamlit", "run", app, "--server.address", "127.0.0.1",
            "--server.port", str(args.port), "--server.headless", "true",
            "--browser.gatherUsageStats", "false",
-           # the only upload is a config.json (a few KB): refuse big ones before buffering them
+           # uploads (config.json, hardware file, export) are a few KB: refuse big ones before buffering
            "--server.maxUploadSize", "1"]
     return subprocess.call(cmd, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})

@@ -214,6 +214,24 @@ def progress_bar(description: str, quiet: bool):
     return _Bar()
 
 
+# "1,000" or "4,096": a 1-3 digit number, a comma, then three digits starting with 0 — nobody
+# writes "000" or "096" as a grid value, so this is a thousands separator, not two values
+_THOUSANDS = re.compile(r"(?<![\d.])\d{1,3},0\d\d(?![\d.])")
+
+
+def parse_values(text: str, name: str, option: str = "--grid") -> list[float]:
+    """Comma-separated numbers (``"1000, 2000,4e3"``); a thousands separator (``"1,000"``)
+    would silently read as two values, so it is an error that says how to write the number."""
+    m = _THOUSANDS.search(text)
+    if m:
+        raise InferSimError(f"bad {option} values for {name!r}: {m.group(0)!r} looks like a thousands "
+                            f"separator, but commas separate values; write {m.group(0).replace(',', '')}")
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InferSimError(f"bad {option} values for {name!r}: {text!r}") from None
+
+
 def parse_grid(text: str | None, option: str = "--grid") -> dict[str, list[float]] | None:
     """``--grid "bw_hbm_gbs=2000,4000;peak_tflops_f16=500,1000"`` → {knob: [values]}; a knob
     named twice is an error (the second list would silently replace the first)."""
@@ -227,8 +245,5 @@ def parse_grid(text: str | None, option: str = "--grid") -> dict[str, list[float
             raise InferSimError(f"bad {option} entry {part!r}; expected knob=v1,v2,...")
         if key in grid:
             raise InferSimError(f"{option} names {key} twice; give each knob once, e.g. {key}=1,2,3")
-        try:
-            grid[key] = [float(v) for v in vals.split(",") if v.strip()]
-        except ValueError:
-            raise InferSimError(f"bad {option} values for {key!r}: {vals!r}") from None
+        grid[key] = parse_values(vals, key, option)
     return grid

@@ -1,0 +1,127 @@
+"""The sidebar: model (preset or uploaded config.json), hardware (preset or uploaded hardware
+file, knobs and system size editable), workload and runtime. Uploads are parsed as content,
+never opened as server paths."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+
+import streamlit as st
+
+from infersim import HardwareSpec, InferSimError, ModelSpec, Workload
+from infersim.hardware import KNOBS
+from infersim.hardware_presets import spec_from_text
+from infersim.hardware_presets import DEFAULT_HW, HW_PRESETS
+from infersim.model import from_hf_config_text
+from infersim.model_presets import DEFAULT_MODEL, PRESETS
+from infersim.runtime import DEFAULT_RUNTIME, RUNTIMES
+
+from . import widgets as w
+
+UPLOAD = "Upload config.json…"
+UPLOAD_HW = "Upload hardware file…"
+AS_MODEL = "as the model"
+KNOB_LABELS = {"pe_hbm_gb": "HBM per PE (GB)", "bw_hbm_gbs": "HBM bandwidth (GB/s)",
+               "peak_tflops_f16": "Peak fp16 (TFLOPS)", "bw_intra_gbs": "Intra-cube link (GB/s)",
+               "bw_inter_gbs": "Inter-cube link (GB/s)", "bw_intersip_gbs": "Inter-SiP link (GB/s)"}
+TOPO_LABELS = {"pes_per_cube": "PEs per cube", "cubes_per_sip": "Cubes per SiP", "n_sips": "SiPs (nodes)"}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the sidebar says: ``hw`` with the edits, ``base_hw`` as loaded (its name anchors the
+    cost model; "× default" is relative to it); ``wl`` is None when the workload is invalid
+    (``wl_error`` says why: the Serving tab does not need it)."""
+
+    model: ModelSpec
+    hw: HardwareSpec
+    base_hw: HardwareSpec
+    runtime: str
+    wl: Workload | None
+    wl_error: str | None
+
+    def stamp(self, with_workload: bool = True, **extra) -> str:
+        """A fingerprint of the inputs a result depends on (stale-result check)."""
+        wl = None if self.wl is None or not with_workload else [self.wl.mode, self.wl.s_kv, self.wl.batch,
+                                                               self.wl.s_q]
+        return json.dumps({"model": self.model.to_dict(), "hw": self.hw.to_dict(), "wl": wl,
+                           "runtime": self.runtime, **extra}, sort_keys=True, default=str)
+
+    def workload_dict(self) -> dict:
+        return {"mode": self.wl.mode, "s_kv": self.wl.s_kv, "batch": self.wl.batch, "s_q": self.wl.s_q}
+
+
+def sidebar_model() -> ModelSpec:
+    sb = st.sidebar
+    sb.header("Model")
+    choice = w.select(sb, "Model preset", list(PRESETS) + [UPLOAD], "model", DEFAULT_MODEL)
+    if choice == UPLOAD:
+        up = sb.file_uploader("HuggingFace config.json", type=["json"], key="config_upload",
+                              help=w.HELP["config_upload"])
+        if up is None:
+            raise InferSimError("upload a HuggingFace config.json, or pick a preset")
+        # content only, never a path: an upload must not open (or probe for) a server file
+        model = from_hf_config_text(up.getvalue(), name=up.name.removesuffix(".json") or "custom")
+    else:
+        model = PRESETS[choice].model
+    with sb.expander("Data types"):
+        wdt = w.select(st, "Weights", [AS_MODEL, "bf16", "fp16", "fp8", "int8", "int4"], "wdtype")
+        kdt = w.select(st, "KV cache", [AS_MODEL, "bf16", "fp16", "fp8", "int8"], "kvdtype")
+        adt = w.select(st, "Activations", [AS_MODEL, "bf16", "fp16", "fp8"], "adtype")
+    pick = lambda v: None if v == AS_MODEL else v  # noqa: E731
+    return model.with_dtypes(weight=pick(wdt), act=pick(adt), kv=pick(kdt))
+
+
+def sidebar_hardware() -> tuple[HardwareSpec, HardwareSpec]:
+    """(edited hardware, hardware as loaded)."""
+    sb = st.sidebar
+    sb.header("Hardware")
+    choice = w.select(sb, "Hardware preset", list(HW_PRESETS) + [UPLOAD_HW], "hw", DEFAULT_HW)
+    if choice == UPLOAD_HW:
+        up = sb.file_uploader("Hardware file (.toml, .json, .yaml)", type=["toml", "json", "yaml", "yml"],
+                              key="hw_upload", help=w.HELP["hw_upload"])
+        if up is None:
+            raise InferSimError("upload a hardware file (.toml/.json/.yaml, see docs/hardware.md), "
+                                "or pick a preset")
+        base = spec_from_text(up.getvalue(), up.name)     # content only, never a server path
+    else:
+        base = HW_PRESETS[choice]
+    with sb.expander("Edit knobs and system size"):
+        knobs = {k: float(w.number(st, KNOB_LABELS[k], f"knob_{k}_{base.name}", float(getattr(base, k)),
+                                   help_key=k, step=None, format="%g")) for k in KNOBS}
+        topo = {k: int(w.number(st, TOPO_LABELS[k], f"topo_{k}_{base.name}", int(getattr(base, k)),
+                                help_key=k, step=1)) for k in TOPO_LABELS}
+    return replace(base, **knobs, **topo), base
+
+
+def sidebar_workload() -> tuple[Workload | None, str | None]:
+    sb = st.sidebar
+    sb.header("Workload")
+    mode = w.radio(sb, "Mode", ["decode", "prefill"], "mode", horizontal=True)
+    s_kv = w.number(sb, "Context s_kv (tokens)", f"s_kv_{mode}", 131072 if mode == "decode" else 32768,
+                    help_key="s_kv", step=1024)
+    batch = w.number(sb, "Batch (sequences)", "batch", 1, step=1)
+    s_q = None
+    if mode == "prefill":
+        sq = w.number(sb, "New tokens s_q (0 = all of s_kv)", "s_q", 0, step=1)
+        s_q = int(sq) or None
+    try:    # a bad workload is a message on the tabs that use it, not the end of the app
+        return Workload(mode=mode, s_kv=int(s_kv), batch=int(batch), s_q=s_q), None
+    except InferSimError as exc:
+        return None, f"workload: {w.one_line(exc)}"
+
+
+def sidebar_runtime() -> str:
+    st.sidebar.header("Runtime")
+    return w.select(st.sidebar, "Runtime", list(RUNTIMES), "runtime", DEFAULT_RUNTIME)
+
+
+def read_inputs() -> Inputs:
+    """The sidebar, top to bottom; a bad model or hardware raises InferSimError."""
+    model = sidebar_model()
+    hw, base = sidebar_hardware()
+    wl, wl_error = sidebar_workload()
+    runtime = sidebar_runtime()
+    if wl is not None:
+        model.check_context(wl.s_kv)          # a warning (shown by the caller), not an error
+    return Inputs(model, hw, base, runtime, wl, wl_error)

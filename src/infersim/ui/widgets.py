@@ -1,0 +1,114 @@
+"""Controls with their tooltip and a session-state default, the recommendation card, error
+messages and the download buttons every tab shares.
+
+A control's initial value goes into ``st.session_state`` once and the widget is created
+without ``value=``/``index=``: a value set by "open in Simulate" or kept for a hidden tab then
+never fights a default. A stored value that is no longer a valid option (another hardware,
+another model) falls back to the default.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import streamlit as st
+
+from infersim.errors import InferSimError
+
+from .help import HELP
+
+
+def _init(key: str, default, options: Sequence | None = None) -> None:
+    ss = st.session_state
+    if key not in ss or (options is not None and ss[key] not in options):
+        ss[key] = default if options is None or default in options else options[0]
+
+
+def select(where, label: str, options: Sequence, key: str, default=None, help_key: str | None = None,
+           **kw):
+    _init(key, options[0] if default is None else default, list(options))
+    return where.selectbox(label, list(options), key=key, help=HELP[help_key or key], **kw)
+
+
+def number(where, label: str, key: str, default, help_key: str | None = None, **kw):
+    _init(key, default)
+    return where.number_input(label, key=key, help=HELP[help_key or key], **kw)
+
+
+def text(where, label: str, key: str, default: str, help_key: str | None = None, **kw) -> str:
+    _init(key, default)
+    return where.text_input(label, key=key, help=HELP[help_key or key], **kw)
+
+
+def radio(where, label: str, options: Sequence, key: str, default=None, help_key: str | None = None, **kw):
+    _init(key, options[0] if default is None else default, list(options))
+    return where.radio(label, list(options), key=key, help=HELP[help_key or key], **kw)
+
+
+def checkbox(where, label: str, key: str, default: bool, help_key: str | None = None) -> bool:
+    _init(key, default)
+    return where.checkbox(label, key=key, help=HELP[help_key or key])
+
+
+# ----- the recommendation card -----------------------------------------------------------------
+def card(tab: str):
+    """The bordered container that opens every tab (key ``rec_<tab>``): the answer first."""
+    return st.container(border=True, key=f"rec_{tab}")
+
+
+def headline(where, title: str, text: str) -> None:
+    where.markdown(f"**{title}** {text}")
+
+
+def metrics(where, items: Sequence[tuple]) -> None:
+    """One row of ``st.metric``; items are (label, value) or (label, value, delta, colour)."""
+    cols = where.columns(len(items))
+    for col, item in zip(cols, items):
+        label, value, *rest = item
+        delta, colour = (rest + [None, "normal"])[:2]
+        col.metric(label, value, delta, delta_color=colour or "normal",
+                   delta_arrow="off" if isinstance(delta, str) else "auto")
+
+
+def stale_note(where, stored_stamp: str, current_stamp: str | None, what: str = "Run"):
+    """A callable that says, where the card calls it (under its headline), that the inputs
+    changed since the shown result was computed; a no-op when they did not."""
+    if stored_stamp == current_stamp:
+        return lambda: None
+    return lambda: where.warning(f"The inputs changed since this result was computed: it is shown until you "
+                                 f"press **{what}**.", icon=":material/pause_circle:")
+
+
+# ----- messages -----------------------------------------------------------------------------------
+def one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def show_error(where, exc: BaseException) -> None:
+    """A one-line message; a bug (not an InferSimError) says so instead of a traceback."""
+    if isinstance(exc, InferSimError):
+        where.error(one_line(exc))
+    else:
+        msg = one_line(exc)
+        where.error(f"internal error: {type(exc).__name__}: {msg[:300]} (please report it)")
+
+
+def guarded(where, fn: Callable, *args, **kwargs):
+    """Call ``fn``; bad input becomes a one-line message in ``where`` and None is returned."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:       # noqa: BLE001 — the UI must keep running whatever happens
+        show_error(where, exc)
+        return None
+
+
+# ----- downloads ----------------------------------------------------------------------------------
+def download_json(where, make: Callable[[], str], file_name: str, key: str) -> None:
+    where.download_button("Download result (JSON)", make, file_name, "application/json", key=key,
+                          on_click="ignore",
+                          help="Everything this result depends on (model and hardware specs, workload, "
+                               "runtime, objective, infersim version) and its answer. "
+                               "`infersim rerun FILE` or Compare's upload re-runs it.")
+
+
+def download_csv(where, label: str, make: Callable[[], str], file_name: str, key: str, help: str) -> None:
+    where.download_button(label, make, file_name, "text/csv", key=key, on_click="ignore", help=help)

@@ -1,0 +1,107 @@
+"""The figures the UI and notebooks share: legends that show what they encode, labelled bars,
+one scale for compared configs, co-design points that do not collapse."""
+import math
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("plotly")
+
+from infersim import Workload, plots  # noqa: E402
+from infersim.auto_explore import auto_explore  # noqa: E402
+from infersim.auto_hardware import joint_explore  # noqa: E402
+from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS  # noqa: E402
+from infersim.ui.fmt import fmt_ms, fmt_pct, fmt_rate, fmt_time, time_unit  # noqa: E402
+
+
+def test_explore_legend_shows_colour_per_tp_and_shape_per_cp(llama70b):
+    df = auto_explore(llama70b, GENERIC_SIP, Workload("decode", s_kv=32768)).to_pandas()
+    fig = plots.explore_scatter(df, {"fastest": df.iloc[0].to_dict()})
+    data = [t for t in fig.data if t.showlegend is False]
+    legend_tp = [t for t in fig.data if t.legendgroup and t.legendgroup.startswith("tp") and t.showlegend is not False]
+    legend_cp = [t for t in fig.data if t.legendgroup == "cp"]
+    assert {t.name for t in legend_tp} == {f"TP{tp}" for tp in df["tp"].unique()}
+    assert all(t.marker.symbol == "square" for t in legend_tp)                  # no CP shape on a TP entry
+    assert len({t.marker.symbol for t in legend_cp}) == len(legend_cp) == 16   # a shape means one thing
+    assert all(t.marker.color == "#888" for t in legend_cp)                    # no TP colour on a CP entry
+    cps = sorted(df["cp"].unique())
+    assert legend_cp[-1].name == f"CP{cps[15]}–{cps[-1]}"                     # the rest share one entry
+    # the data points carry the CP shape of their own row
+    shape = {t.name.removeprefix("CP"): t.marker.symbol for t in legend_cp}
+    for t in data:
+        rows = df[df["tp"] == int(t.name.removeprefix("TP"))]
+        assert list(t.marker.symbol) == [shape.get(str(c), plots.OTHER_CP_SYMBOL) for c in rows["cp"]]
+    ticks = fig.layout.xaxis.tickvals
+    assert any(v & (v - 1) for v in ticks)                                      # not only powers of two
+    assert {4, 8, 16, 32, 64} <= set(ticks) and set(ticks) <= set(df["pes"])
+    assert next(t for t in fig.data if t.name == "fastest").text == ("fastest",)
+
+
+def test_pe_ticks_keep_powers_of_two_and_others_where_room():
+    assert plots._pe_ticks([1, 2, 3, 8]) == [1, 2, 3, 8]
+    ticks = plots._pe_ticks(range(1, 1025))
+    assert {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024} <= set(ticks)
+    assert {3, 24, 48} <= set(ticks) and len(ticks) < 40
+
+
+def test_sensitivity_bars_are_all_labelled_with_room():
+    rows = [SimpleNamespace(knob="bw_hbm_gbs", rel_speedup=0.34, rel_gain_halved=-0.2),
+            SimpleNamespace(knob="pe_hbm_gb", rel_speedup=0.0, rel_gain_halved=0.0),
+            SimpleNamespace(knob="peak_tflops_f16", rel_speedup=0.001, rel_gain_halved=math.nan)]
+    fig = plots.sensitivity_bar(rows, "tok_s_per_usd")
+    assert fig.layout.title.text == "Sensitivity of tok_s_per_usd: one knob ×2 / ×0.5"
+    doubled, halved = fig.data
+    assert doubled.text == ("+0.1%", "0%", "+34.0%") and halved.text == ("n/a", "0%", "-20.0%")
+    lo, hi = fig.layout.xaxis.range
+    assert lo < -20 and hi > 34                                              # labels inside the plot area
+    only_x2 = plots.sensitivity_bar([SimpleNamespace(knob="k", rel_speedup=0.0)])
+    assert len(only_x2.data) == 1 and only_x2.data[0].text == ("0%",)
+
+
+def test_codesign_scatter_spreads_ties_and_names_the_design(llama8b):
+    res = joint_explore(llama8b, s_kv=8192, batch=16, depth="balanced", base_hw=HW_PRESETS["H100-SXM x8"])
+    pts = pd.DataFrame([s.to_dict() for s in res.all_scores])
+    fig = plots.codesign_scatter(pts, pd.DataFrame([s.to_dict() for s in res.pareto_usd_scores]),
+                                 "system_cost_usd", "total_latency_ms", "system cost ($)", "latency (ms)",
+                                 colour="hw_bw_hbm_gbs", best=res.best.to_dict())
+    cloud = fig.data[0]
+    assert len(set(zip(cloud.x, cloud.y))) == len(pts) == 64
+    assert fig.layout.meta["tied_points_spread"] >= 32
+    assert max(abs(x / c - 1) for x, c in zip(cloud.x, pts["system_cost_usd"])) < 0.2   # a small cluster
+    assert "hw_bw_intersip_gbs: %{customdata" in cloud.hovertemplate and "system_cost_usd" in cloud.hovertemplate
+    assert [t.name for t in fig.data] == ["hardware candidates", "Pareto frontier", "recommended"]
+
+
+def test_compare_charts_share_one_scale(llama8b):
+    from infersim import Parallelism, simulate
+
+    hw = HW_PRESETS["H100-SXM x8"]
+    a = simulate(llama8b, hw, Parallelism(tp=1), Workload("decode", s_kv=8192, batch=8))
+    b = simulate(llama8b, hw, Parallelism(tp=8), Workload("decode", s_kv=8192, batch=8))
+    fig = plots.breakdown_bars({"#1": a.breakdown_ns, "#2": b.breakdown_ns})
+    assert {t.xaxis or "x" for t in fig.data} == {"x"} and all(t.y == ("#1", "#2") for t in fig.data)
+    assert sum(t.x[0] for t in fig.data) == pytest.approx(a.total_latency_ns / 1e6)
+    mem = plots.memory_bars({"#1": a.mem_breakdown_bytes, "#2": b.mem_breakdown_bytes},
+                            {"#1": a.mem_capacity_bytes, "#2": b.mem_capacity_bytes})
+    assert [t.name for t in mem.data][-1] == "usable capacity"
+    assert sum(t.x[0] for t in mem.data[:-1]) == pytest.approx(a.mem_per_pe_bytes / 1e9)
+
+
+def test_interactivity_pareto_marks_points_meeting_the_sla(llama8b):
+    from infersim.serving import Request, sla_search
+
+    sla = sla_search(llama8b, HW_PRESETS["H100-SXM x8"], Request(1024, 256), ttft_ms=500, tpot_ms=15)
+    fig = plots.interactivity_pareto(sla)
+    front = fig.data[0]
+    assert list(front.marker.color) == ["#2ca02c" if p.meets_sla else "#aaaaaa" for p in sla.pareto]
+    assert fig.layout.shapes[0].x0 == pytest.approx(1000 / 15)
+
+
+def test_human_formats():
+    assert [fmt_time(v) for v in (1.5e9, 17.43e6, 1.234e6, 456_700.0, 500.0)] == \
+        ["1.50 s", "17.4 ms", "1.23 ms", "457 µs", "0.500 µs"]
+    assert fmt_ms(50) == "50.0 ms" and fmt_time(math.nan) == "–"
+    assert time_unit([2e6, 1e5]) == ("ms", 1e6) and time_unit([5e5]) == ("µs", 1e3)
+    assert fmt_rate(11606.4) == "11,606 tok/s" and fmt_rate(7.17, "") == "7.17"
+    assert (fmt_pct(0.34), fmt_pct(-0.025), fmt_pct(0.0001)) == ("+34%", "−2.5%", "0%")
