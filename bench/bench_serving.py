@@ -41,7 +41,7 @@ def main() -> None:
 
 def bench_large_and_codesign() -> None:
     """The 64-PE generic SiP (72K serving rows for 70B) and the SLA co-design sweep on it."""
-    from infersim.serving import _TERMS
+    from infersim.serving_model import _TERMS
     from infersim.sla_codesign import codesign_sla
 
     model, hw, req = PRESETS["Llama 3.1 70B"].model, HW_PRESETS["Generic SiP (default)"], Request(2048, 512)

@@ -94,8 +94,9 @@ class ExploreResult:
         return to_parquet(self.to_pandas(), path)
 
     def plot(self, **kw):
-        from .plots import plot
-        return plot(self, **kw)
+        """Latency against PEs used, every fitting config (``picks``: configs to ring)."""
+        from .plots import explore_scatter
+        return explore_scatter(self.to_pandas(), **kw)
 
     def rows(self, top: int | None = None) -> list[dict]:
         """The ranked configs as plain dicts (table, CSV and JSON output)."""

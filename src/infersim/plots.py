@@ -332,21 +332,12 @@ def interactivity_pareto(sla) -> "go.Figure":
 
 
 def plot(result, **kw) -> "go.Figure":
-    """The natural figure for a result: breakdown (SimResult), latency-vs-PEs (ExploreResult),
-    throughput-vs-interactivity (SLAResult), or the result's own ``figure()``."""
-    from .auto_explore import ExploreResult
-    from .simulate import SimResult
-    from .sla import SLAResult
-
-    if isinstance(result, SimResult):
-        return breakdown_bar(result.breakdown_ns, f"{result.par.describe()}: {result.total_latency_ns / 1e6:.3f} ms")
-    if isinstance(result, ExploreResult):
-        return explore_scatter(result.to_pandas(), **kw)
-    if isinstance(result, SLAResult):
-        return interactivity_pareto(result)
-    if hasattr(result, "figure"):
-        return result.figure(**kw)
-    raise InferSimError(f"no natural plot for {type(result).__name__}")
+    """The natural figure of any result: its own ``plot()`` (breakdown for a simulation,
+    latency vs PEs for an exploration, the frontier for a sweep or an SLA search). This module
+    knows figures, not result types: each result picks its figure here."""
+    if not callable(getattr(result, "plot", None)):
+        raise InferSimError(f"no natural plot for {type(result).__name__}")
+    return result.plot(**kw)
 
 
 def codesign_pareto(all_df, pareto_df, x: str = "cost_score", y: str = "total_latency_ms") -> "go.Figure":
@@ -370,11 +361,9 @@ def codesign_pareto(all_df, pareto_df, x: str = "cost_score", y: str = "total_la
 def sla_codesign(res) -> "go.Figure":
     """SLA co-design: each hardware candidate's objective against its deployment's capex, the
     frontier drawn, the best starred; hover names the knobs and the deployment."""
-    from .sla_codesign import SLA_OBJECTIVES
-
     go = _go()
     ok = [d for d in res.designs if d.point]
-    label = SLA_OBJECTIVES[res.objective][1]
+    label = res.unit
     fig = go.Figure()
     for pts, name, style in ((ok, "hardware candidates", dict(size=8, color="#9ab")),
                              (res.pareto(), "Pareto frontier", dict(size=10, color="#d62728"))):

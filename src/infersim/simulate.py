@@ -99,7 +99,7 @@ class SimResult:
         if kind == "roofline":
             require(hw is not None, "the roofline needs the hardware: result.plot('roofline', hw=hw)")
             return plots.roofline(self, hw)
-        return plots.plot(self)
+        return plots.breakdown_bar(self.breakdown_ns, f"{self.par.describe()}: {self.total_latency_ns / 1e6:.3f} ms")
 
 
 def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Workload,

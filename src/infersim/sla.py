@@ -33,7 +33,7 @@ from .model import ModelSpec
 from .pareto import pareto_front
 from .parallel import FIELDS, ParArrays, Parallelism, concat, field_code
 from .runtime import get_runtime
-from .serving import DEFAULT_CHUNK_TOKENS, Request, ServingMetrics, evaluate_serving, prepared_terms
+from .serving_model import DEFAULT_CHUNK_TOKENS, Request, ServingMetrics, evaluate_serving, prepared_terms
 from .space import parallelism_space
 from .workload import Workload
 from . import cost

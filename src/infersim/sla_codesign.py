@@ -118,6 +118,10 @@ class SLACodesignResult:
     elapsed_s: float = 0.0
 
     @property
+    def unit(self) -> str:
+        return SLA_OBJECTIVES[self.objective][1]
+
+    @property
     def best(self) -> ServingDesign | None:
         return self.designs[0] if self.designs and self.designs[0].point else None
 

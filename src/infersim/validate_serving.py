@@ -24,7 +24,7 @@ from .hardware_presets import HW_PRESETS
 from .model import ModelSpec
 from .model_presets import PRESETS
 from .parallel import ParArrays, Parallelism
-from .serving import Request, evaluate_serving
+from .serving_model import Request, evaluate_serving
 from .sla import max_batch
 from .workload import Workload
 
