@@ -183,3 +183,16 @@ def test_either_serving_module_imports_first(module):
 
     code = f"import {module}; from infersim.serving import sla_search; from infersim.sla import Request"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+def test_cli_answer_leads_with_the_winning_deployment(capsys):
+    """70B on 8xH100 at TTFT <= 2 s, TPOT <= 50 ms: a prefill/decode split serves more tokens/s
+    per PE, so the answer names it first and the best aggregated deployment after it."""
+    args = ["serve", "--model", "Llama 3.1 70B", "--hw", "H100-SXM x8", "--ttft-ms", "2000",
+            "--tpot-ms", "50", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "serve disaggregated" in doc["answer"][0] and "wins by" in doc["answer"][1]
+    assert doc["answer"][2].startswith("best aggregated:")
+    assert main(args + ["--no-disagg"]) == 0
+    assert "serve with" in json.loads(capsys.readouterr().out)["answer"][0]

@@ -249,7 +249,10 @@ def test_serving_tab_answers_like_sla_search():
     assert not at.exception and not errors(at)
     ref = sla_search(L70B, H100, Request(2048, 512), ttft_ms=2000, tpot_ms=50)
     text = card_text(at, "Serving")
-    assert f"serve with {ref.best.par.describe()}" in text and f"at {ref.best.batch} concurrent" in text
+    d = ref.disaggregated
+    assert d is not None and d.tok_s_per_pe > ref.best.tok_s_per_pe      # the split wins here
+    assert f"serve disaggregated {d.ratio}" in text                        # so the answer leads with it
+    assert f"best aggregated: {ref.best.par.describe()}" in text and f"at {ref.best.batch} concurrent" in text
     assert ref.comparison() in text
     m = metric_values(at)
     assert m["TPOT"] == fmt_time(ref.best.tpot_ms * 1e6) and m["Concurrent sequences"] == f"{ref.best.batch:,}"
