@@ -81,7 +81,8 @@ class ServingDesign:
 
     def record(self) -> dict:
         p = self.point or self.miss
-        return {**{f"hw_{k}": v for k, v in self.hw.knobs().items()}, "meets_sla": self.point is not None,
+        hw = {**self.hw.knobs(), **self.hw.topology_overrides()}
+        return {**{f"hw_{k}": v for k, v in hw.items()}, "meets_sla": self.point is not None,
                 "parallelism": p.par.describe() if p else "", "batch": p.batch if p else 0,
                 "pes": p.pes if p else 0, "ttft_ms": p.ttft_ms if p else math.nan,
                 "tpot_ms": p.tpot_ms if p else math.nan, "tok_s": self.tok_s,
@@ -239,7 +240,8 @@ def sla_answer(res) -> dict:
     p = d.point
     lever = next((s for s in res.sensitivity if s.gain_doubled > MIN_LEVER_GAIN), None)
     return {"objective": res.objective, "unit": unit, "meets_sla": True,
-            "objective_value": d.value(res.objective), "hardware": d.hw.knobs(),
+            "objective_value": d.value(res.objective),
+            "hardware": {**d.hw.knobs(), **d.hw.topology_overrides()},
             "parallelism": p.par.describe(), "batch": p.batch, "pes": p.pes,
             "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms, "tok_s": p.tok_s, "tok_s_per_pe": p.tok_s_per_pe,
             "tok_s_per_usd": d.tok_s_per_usd, "tok_s_per_w": d.tok_s_per_w, "capex_usd": d.capex_usd,
@@ -251,7 +253,7 @@ def sla_answer_lines(ans: dict) -> tuple[str, str]:
     """Two lines: the hardware and deployment that serve the SLA best; what limits it, what next."""
     if not ans["meets_sla"]:
         return ("Answer: " + ans["why"], "Relax the SLA or widen the grid (more HBM bandwidth or compute)")
-    knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in ans["hardware"].items())
+    knobs = ", ".join(f"{SHORT.get(k, k)} {v:g}" for k, v in ans["hardware"].items())
     pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
     first = (f"Answer: {knobs}; {ans['parallelism']} at batch {ans['batch']} on {pes}: "
              f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
