@@ -11,7 +11,7 @@ from infersim import Parallelism, Workload, simulate  # noqa: E402
 from infersim.auto_explore import auto_explore  # noqa: E402
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS  # noqa: E402
 from infersim.model_presets import PRESETS  # noqa: E402
-from infersim.ui.fmt import fmt_time  # noqa: E402
+from infersim.fmt import fmt_time  # noqa: E402
 
 from ui_support import (TABS, card_text, charts, errors, first_child, frame, metric_values,  # noqa: E402
                         new_app, open_tab, small_app, values)

@@ -12,7 +12,7 @@ from infersim import Workload, plots  # noqa: E402
 from infersim.auto_explore import auto_explore  # noqa: E402
 from infersim.auto_hardware import joint_explore  # noqa: E402
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS  # noqa: E402
-from infersim.ui.fmt import fmt_ms, fmt_pct, fmt_rate, fmt_time, time_unit  # noqa: E402
+from infersim.fmt import fmt_ms, fmt_pct, fmt_rate, fmt_time, time_unit  # noqa: E402
 
 
 def test_explore_legend_shows_colour_per_tp_and_shape_per_cp(llama70b):

@@ -15,7 +15,7 @@ from infersim.cli import main as cli_main  # noqa: E402
 from infersim.exports import Run, compute, dumps, to_export  # noqa: E402
 from infersim.hardware_presets import HW_PRESETS  # noqa: E402
 from infersim.model_presets import PRESETS  # noqa: E402
-from infersim.ui.fmt import fmt_time  # noqa: E402
+from infersim.fmt import fmt_time  # noqa: E402
 
 from ui_support import card_text, charts, errors, frame, metric_values, new_app, open_tab, small_app, values  # noqa: E402
 

@@ -90,6 +90,7 @@ class SimResult:
     def plot(self, kind: str = "breakdown", hw=None):
         """``breakdown`` bar, ``memory`` bar or ``roofline`` (needs ``hw``) as a Plotly figure."""
         from . import plots
+        from .fmt import fmt_time
         from .errors import choice, require
 
         choice("kind", kind, ("breakdown", "memory", "roofline"))
@@ -99,7 +100,7 @@ class SimResult:
         if kind == "roofline":
             require(hw is not None, "the roofline needs the hardware: result.plot('roofline', hw=hw)")
             return plots.roofline(self, hw)
-        return plots.breakdown_bar(self.breakdown_ns, f"{self.par.describe()}: {self.total_latency_ns / 1e6:.3f} ms")
+        return plots.breakdown_bar(self.breakdown_ns, f"{self.par.describe()}: {fmt_time(self.total_latency_ns)}")
 
 
 def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Workload,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import cost
+from .fmt import fmt_time
 from .hardware import KNOBS, HardwareSpec
 from .model import ModelSpec
 from .parallel import ParArrays
@@ -22,11 +23,6 @@ KNOB_WORDS = {"pe_hbm_gb": "HBM capacity", "bw_hbm_gbs": "HBM bandwidth", "peak_
 GROUPS = {"compute": ("compute",), "memory": ("hbm",),
           "comm": cost.COMM_COMPONENTS + ("cp_ring",),
           "overhead": cost.RUNTIME_COMPONENTS + ("kernel_floor",)}
-
-
-def _fmt_ms(ns: float) -> str:
-    ms = ns / 1e6
-    return f"{ms:,.0f} ms" if ms >= 100 else (f"{ms:.1f} ms" if ms >= 1 else f"{ms * 1e3:.0f} us")
 
 
 def knob_gains(model: ModelSpec, hw: HardwareSpec, r: SimResult) -> dict[str, float]:
@@ -45,7 +41,7 @@ def simulate_verdict(model: ModelSpec, hw: HardwareSpec, r: SimResult) -> list[s
     wl = r.workload
     what = f"{wl.mode} {wl.s_kv:,} tokens, batch {wl.batch}"
     mem = f"{r.mem_per_pe_bytes / 1e9:.1f}/{r.mem_capacity_bytes / 1e9:.1f} GB per PE"
-    head = (f"{r.model} {what} on {r.hardware}: {_fmt_ms(r.total_latency_ns)} "
+    head = (f"{r.model} {what} on {r.hardware}: {fmt_time(r.total_latency_ns)} "
             f"({r.tokens_per_s:,.0f} tok/s) with {r.par.describe()} ({r.pes_used} PEs), ")
     if not r.fits:
         return [head + f"does NOT fit: {mem}",
@@ -70,7 +66,7 @@ def explore_verdict(res, least_memory=None) -> list[str]:
     if not len(res.configs):
         return [f"no parallelism of {res.model} fits {res.hardware} for this workload"]
     best = res.configs.config(0)
-    obj = {"latency": f"{res.latency_ns[0] / 1e6:.3f} ms",
+    obj = {"latency": fmt_time(res.latency_ns[0]),
            "throughput": f"{res.tokens_per_s[0]:,.0f} tok/s",
            "throughput_per_pe": f"{res.tokens_per_s[0] / res.pes[0]:,.1f} tok/s per PE"}[res.objective]
     lines = [f"best by {res.objective}: {best.describe()} ({int(res.pes[0])} PEs): {obj}, "
@@ -79,6 +75,6 @@ def explore_verdict(res, least_memory=None) -> list[str]:
     if least_memory is not None:
         lines.append(f"least memory per PE: {least_memory.par.describe()} "
                      f"({least_memory.result.mem_per_pe_bytes / 1e9:.2f} GB per PE, "
-                     f"{least_memory.result.total_latency_ns / 1e6:.3f} ms): the most headroom for "
+                     f"{fmt_time(least_memory.result.total_latency_ns)}): the most headroom for "
                      "longer contexts or larger batches")
     return lines

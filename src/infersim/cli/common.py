@@ -11,6 +11,8 @@ from dataclasses import replace
 
 from rich.console import Console
 
+from ..fmt import fmt_gb, fmt_time  # noqa: F401  (fmt_gb: shared with the commands)
+
 from ..errors import InferSimError, require, short_repr, warn
 from ..hardware import MAX_PES, HardwareSpec
 from ..hardware_presets import DEFAULT_HW, resolve_hardware
@@ -21,18 +23,10 @@ from ..workload import MAX_TOKENS, MODES, Workload
 # wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there)
 console = Console(width=None if sys.stdout.isatty() else 150)
 # ----- formatting helpers ---------------------------------------------------------------------
-def fmt_ns(ns: float) -> str:
-    if ns >= 1e9:
-        return f"{ns / 1e9:.3f} s"
-    if ns >= 1e6:
-        return f"{ns / 1e6:.3f} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.2f} us"
-    return f"{ns:.0f} ns"
+#: One formatter for times everywhere (CLI, UI, exports): three significant digits, s/ms/µs.
+fmt_ns = fmt_time
 
 
-def fmt_gb(nbytes: float) -> str:
-    return f"{nbytes / 1e9:.2f} GB"
 
 
 def emit_json(obj) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from ..cost import COMM_COMPONENTS
+from ..fmt import fmt_price, fmt_time, fmt_usd  # noqa: F401  (re-exported for the CLI)
 from ..objectives import get_objective
 from ..simulate import simulate
 
@@ -40,15 +41,6 @@ def answer(res) -> dict:
     }
 
 
-def fmt_usd(v: float) -> str:
-    return f"${v / 1e6:,.2f}M" if v >= 1e6 else f"${v:,.0f}"
-
-
-def fmt_price(v: float) -> str:
-    """A unit price with sensible digits: $117, $3.42, $0.123."""
-    return f"${v:,.0f}" if v >= 100 else (f"${v:.2f}" if v >= 1 else f"${v:.3f}")
-
-
 def answer_lines(ans: dict) -> tuple[str, str]:
     """The two answer lines: what to build (and what it costs), what limits it and what next."""
     hw = ans["hardware"]
@@ -57,7 +49,7 @@ def answer_lines(ans: dict) -> tuple[str, str]:
     mtok = f", {fmt_price(ans['usd_per_mtok'])}/M tok" if ans["usd_per_mtok"] is not None else ""
     pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
     first = (f"Answer: {knobs} ({size} PEs); {ans['parallelism']} on {pes}: "
-             f"{ans['latency_ms']:.3f} ms, {ans['tokens_per_s']:,.0f} tok/s "
+             f"{fmt_time(ans['latency_ms'] * 1e6)}, {ans['tokens_per_s']:,.0f} tok/s "
              f"({ans['tokens_per_s_per_pe']:,.1f}/PE); {fmt_usd(ans['system_cost_usd'])} capex, "
              f"{ans['system_power_w'] / 1e3:,.2f} kW, ${ans['tco_usd_per_h']:,.2f}/h{mtok}")
     lever = ans["next_lever"]

@@ -20,7 +20,7 @@ from infersim.objectives import OBJECTIVES, get_objective
 
 from . import pins, state
 from . import widgets as w
-from .fmt import fmt_rate, fmt_time, fmt_usd
+from infersim.fmt import fmt_rate, fmt_time, fmt_usd
 from .inputs import KNOB_LABELS, TOPO_LABELS, Inputs
 
 TAB = "codesign"

@@ -14,7 +14,7 @@ from infersim.exports import rerun
 from . import pins as pinlib
 from . import state
 from . import widgets as w
-from .fmt import fmt_ms, fmt_rate, fmt_usd
+from infersim.fmt import fmt_ms, fmt_rate, fmt_usd
 
 TAB = "compare"
 

@@ -12,7 +12,7 @@ from infersim.exports import Run, compute, dumps, to_export
 
 from . import pins, state
 from . import widgets as w
-from .fmt import fmt_gb, fmt_rate, fmt_time, time_unit
+from infersim.fmt import fmt_gb, fmt_rate, fmt_time, time_unit
 from .inputs import Inputs
 
 TAB = "explore"

@@ -13,7 +13,7 @@ from infersim.sla import DEFAULT_BATCH_CAP, OBJECTIVES
 
 from . import pins, state
 from . import widgets as w
-from .fmt import fmt_ms, fmt_rate
+from infersim.fmt import fmt_ms, fmt_rate
 from .inputs import Inputs
 
 TAB = "serving"

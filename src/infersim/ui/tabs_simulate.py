@@ -14,7 +14,7 @@ from infersim.verdict import KNOB_WORDS, knob_gains
 
 from . import pins, state
 from . import widgets as w
-from .fmt import fmt_gb, fmt_pct, fmt_rate, fmt_time, time_unit
+from infersim.fmt import fmt_gb, fmt_pct, fmt_rate, fmt_time, time_unit
 from .inputs import Inputs
 
 

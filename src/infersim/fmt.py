@@ -49,6 +49,11 @@ def fmt_usd(v: float | None) -> str:
     return f"${v / 1e6:,.2f}M" if v >= 1e6 else f"${v:,.0f}"
 
 
+def fmt_price(v: float) -> str:
+    """A unit price with sensible digits: $117, $3.42, $0.123."""
+    return f"${v:,.0f}" if v >= 100 else (f"${v:.2f}" if v >= 1 else f"${v:.3f}")
+
+
 def fmt_rate(v: float, unit: str = "tok/s") -> str:
     if v is None or not math.isfinite(v):
         return "–"
