@@ -33,8 +33,8 @@ from .hardware import KNOBS, HardwareSpec
 from .hardware_presets import GENERIC_SIP
 from .model import ModelSpec
 from .runtime import get_runtime
-from .serving import Request
-from .sla import ServingPoint, sla_search
+from .serving import BATCHING, Request
+from .sla import ServingPoint, _limit, sla_search
 
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
@@ -211,6 +211,11 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
     choice("objective", objective, tuple(SLA_OBJECTIVES))
     require(ttft_ms is not None or tpot_ms is not None,
             "an SLA co-design needs a TTFT or a TPOT limit (ttft_ms=, tpot_ms=)")
+    # checked here, once: a bad limit or batching inside the per-candidate search would read as
+    # "not one sequence fits" on every candidate
+    ttft_ms, tpot_ms = _limit("ttft_ms", ttft_ms), _limit("tpot_ms", tpot_ms)
+    choice("batching", batching, BATCHING)
+    require(isinstance(request, Request), f"request must be a Request, got {type(request).__name__}")
     require(progress is None or callable(progress), f"progress must be callable(done, total), got {progress!r}")
     base = base_hw or GENERIC_SIP
     rt, t0 = get_runtime(runtime), time.perf_counter()
