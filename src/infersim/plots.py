@@ -434,7 +434,7 @@ def sla_sensitivity(res) -> "go.Figure":
     finite = [v for tr in fig.data for v in tr.x] or [0.0]
     lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
     pad = 0.3 * ((hi - lo) or 1.0)
-    fig.update_layout(title=f"Sensitivity of {res.objective} at the SLA: one knob ×2 / ×0.5",
+    fig.update_layout(title=f"Sensitivity of {res.objective}: knob ×2 / ×0.5",
                       xaxis=dict(title=f"{res.unit} change (%)", range=[lo - (pad if lo < 0 else 0.05 * pad), hi + pad],
                                  zeroline=True),
                       yaxis=dict(automargin=True), barmode="group", height=180 + 45 * len(rows),

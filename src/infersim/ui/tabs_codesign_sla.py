@@ -24,7 +24,7 @@ from infersim.sla_codesign import SLA_OBJECTIVES
 from . import pins, state
 from . import widgets as w
 from .codesign_grid import candidates, grid_inputs
-from .fmt import fmt_ms, fmt_rate, fmt_usd
+from .fmt import fmt_big, fmt_ms, fmt_rate, fmt_usd
 from .inputs import KNOB_LABELS, TOPO_LABELS, Inputs
 
 TAB = "codesign_sla"
@@ -105,7 +105,7 @@ def _card(card, res: dict, note=lambda: None) -> None:
     b = r.best
     if b is not None:
         p = b.point
-        w.metrics(card, [(f"Objective: {r.unit}", fmt_rate(b.value(r.objective), r.unit)),
+        w.metrics(card, [(f"Objective: {r.unit}", fmt_big(b.value(r.objective))),
                          ("TTFT", fmt_ms(p.ttft_ms)), ("TPOT", fmt_ms(p.tpot_ms)), ("tok/s", fmt_rate(p.tok_s, "")),
                          ("$ per M tokens", fmt_price(1e6 / b.tok_s_per_usd)),
                          ("tok/s per W", f"{b.tok_s_per_w:.2f}")])
