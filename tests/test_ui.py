@@ -426,3 +426,29 @@ def test_sla_mode_impossible_sla_and_big_grid_are_stated():
     assert metric_values(at)["Hardware candidates"] == "–" and at.get_by_key("btn_cs_run").disabled
     assert [e for e in errors(at) if "the grid has 2,000 hardware candidates" in e and "UI stops at 1,000" in e
             and "--max-candidates 2000" in e]
+
+
+def test_sla_mode_runs_only_on_its_button(monkeypatch):
+    import infersim.sla_codesign as sla_codesign
+
+    calls, real = [], sla_codesign.codesign_sla
+    monkeypatch.setattr(sla_codesign, "codesign_sla", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = sla_app(SLA_GRID)
+    assert len(calls) == 1                                        # the mode's first visit answers at once
+    first_line = card_text(at, "Co-design").split("\n")[0]
+    timings = []
+    for key, value in (("cs_tpot", 30.0), ("cs_isl", 2048), ("cs_batching", "static"), ("batch", 8)):
+        t0 = time.perf_counter()
+        at.get_by_key(key).set_value(value)
+        at.run()
+        timings.append(time.perf_counter() - t0)
+        assert not at.exception
+    assert len(calls) == 1 and max(timings) < 3.0
+    assert card_text(at, "Co-design").split("\n")[0] == first_line and any("inputs changed" in x.value for x in at.warning)
+    at.get_by_key("btn_cs_run").click()
+    at.run()
+    assert len(calls) == 2 and "static batching" in card_text(at, "Co-design")
+    for mode in ("one step (latency/throughput…)", SLA_MODE):      # the kept result survives the other mode
+        at.get_by_key("cd_mode").set_value(mode)
+        at.run()
+    assert len(calls) == 2 and not any("inputs changed" in x.value for x in at.warning)
