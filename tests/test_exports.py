@@ -17,6 +17,8 @@ WL = {"mode": "decode", "s_kv": 8192, "batch": 16, "s_q": None}
 SERVE = {"request": {"isl": 1024, "osl": 256, "prefix_hit": 0.0}, "ttft_ms": 1000.0, "tpot_ms": 40.0,
          "objective": "tok_s_per_pe", "batching": "continuous", "chunk_tokens": 8192, "batch_cap": 512,
          "disaggregated": True}
+SLA_CD = {"request": {"isl": 1024, "osl": 256}, "ttft_ms": None, "tpot_ms": 20.0, "objective": "tok_s_per_usd",
+          "depth": "custom", "grid": {"bw_hbm_gbs": [3350.0, 6700.0]}, "batching": "continuous"}
 
 
 def runs(model):
@@ -25,10 +27,11 @@ def runs(model):
             "codesign": Run("codesign", model, GENERIC_SIP, "cuda-graphs",
                             {"workload": WL, "objective": "tok_s_per_usd", "depth": "custom",
                              "grid": {"bw_hbm_gbs": [1000, 2000], "n_sips": [1, 2]}, "design_point": "base"}),
-            "serve": Run("serve", model, H100, "cuda-graphs", SERVE)}
+            "serve": Run("serve", model, H100, "cuda-graphs", SERVE),
+            "codesign_sla": Run("codesign_sla", model, H100, "cuda-graphs", SLA_CD)}
 
 
-@pytest.mark.parametrize("kind", ["simulate", "explore", "codesign", "serve"])
+@pytest.mark.parametrize("kind", ["simulate", "explore", "codesign", "serve", "codesign_sla"])
 def test_export_round_trip_gives_the_same_answer(llama8b, kind):
     job = runs(llama8b)[kind]
     out = compute(job)
@@ -100,6 +103,51 @@ def test_cli_rerun(llama8b, tmp_path, capsys):
         assert err.startswith(needle) and err.count("\n") == 1
     assert cli_main(["rerun", str(tmp_path / "missing.json")]) == 2
     assert capsys.readouterr().err == f"error: export file not found: {tmp_path / 'missing.json'}\n"
+
+
+def test_codesign_sla_export_is_the_library_answer(llama8b):
+    from infersim.serving import Request
+    from infersim.sla_codesign import codesign_sla, sla_answer_lines
+
+    job = runs(llama8b)["codesign_sla"]
+    out = compute(job)
+    ref = codesign_sla(llama8b, Request(1024, 256), tpot_ms=20, depth="custom",
+                       custom={"bw_hbm_gbs": [3350.0, 6700.0]}, base_hw=H100)
+    assert out.answer == list(sla_answer_lines(ref.answer())) and out.answer[0].startswith("Answer: HBM GB")
+    d = json.loads(dumps(to_export(job, out)))
+    assert d["kind"] == "codesign_sla" and d["ttft_ms"] is None and d["grid"] == {"bw_hbm_gbs": [3350.0, 6700.0]}
+    res = d["result"]
+    assert res["n_hardware"] == 2 and res["n_meeting"] == ref.n_meeting
+    assert res["best"]["tok_s_per_usd"] == pytest.approx(ref.best.tok_s_per_usd)
+    assert res["best"]["hw_bw_hbm_gbs"] == ref.best.hw.bw_hbm_gbs and len(res["top"]) == 2
+    assert [s["knob"] for s in res["sensitivity"]] == [s.knob for s in ref.sensitivity]
+    assert res["answer"]["parallelism"] == ref.best.point.par.describe()
+
+
+def test_cli_rerun_codesign_sla(llama8b, tmp_path, capsys):
+    job = runs(llama8b)["codesign_sla"]
+    out = compute(job)
+    good = to_export(job, out)
+    path = tmp_path / "sla.json"
+    path.write_text(dumps(good))
+    assert cli_main(["rerun", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "Re-run of a codesign_sla export" in printed and "Same answer as the export." in printed
+    assert out.answer[1] in " ".join(printed.split())
+    for patch, needle in (({"objective": "latency"}, "error: sla.json: unknown objective 'latency'"),
+                          ({"tpot_ms": None}, "error: sla.json: an SLA co-design needs a TTFT or a TPOT limit"),
+                          ({"ttft_ms": "fast"}, "error: sla.json: ttft_ms must be a positive number"),
+                          ({"batching": "eager"}, "error: sla.json: unknown batching 'eager'"),
+                          ({"request": {"isl": 0, "osl": 256}}, "error: sla.json: request: isl must be an integer"),
+                          ({"depth": "deep"}, "error: sla.json: unknown depth 'deep'")):
+        path.write_text(dumps({**good, **patch}))
+        assert cli_main(["rerun", str(path)]) == 2, patch
+        err = capsys.readouterr().err
+        assert err.startswith(needle) and err.count("\n") == 1, (patch, err)
+    missing = {k: v for k, v in good.items() if k != "batching"}
+    path.write_text(dumps(missing))
+    assert cli_main(["rerun", str(path)]) == 2
+    assert "codesign_sla export: missing input 'batching'" in capsys.readouterr().err
 
 
 def test_grid_values_reject_thousands_separators():

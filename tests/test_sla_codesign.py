@@ -81,6 +81,13 @@ def test_needs_a_limit_and_a_known_objective():
         codesign_sla(M8, REQ, base_hw=H100)
     with pytest.raises(InferSimError, match="valid choices"):
         codesign_sla(M8, REQ, tpot_ms=20, objective="latency", base_hw=H100)
+    # bad limits or batching are one error, not "nothing fits" on every candidate
+    for kw, needle in ((dict(tpot_ms="x"), "tpot_ms must be a positive number"),
+                       (dict(tpot_ms=-1), "tpot_ms must be a positive number"),
+                       (dict(tpot_ms=20, ttft_ms=math.nan), "ttft_ms must be a positive number"),
+                       (dict(tpot_ms=20, batching="nope"), "unknown batching 'nope'")):
+        with pytest.raises(InferSimError, match=needle):
+            codesign_sla(M8, REQ, depth="custom", custom={"bw_hbm_gbs": [3350.0]}, base_hw=H100, **kw)
 
 
 def test_tables_and_parquet(runs, tmp_path):
@@ -135,3 +142,10 @@ def test_cli_sla_codesign_json_and_parquet(tmp_path, capsys):
     assert main(["codesign", "--model", "Llama 3.1 8B", "--hw", "H100-SXM x8", "--tpot-ms", "20",
                  "--objective", "latency"]) == 2
     assert "valid choices" in capsys.readouterr().err
+
+
+def test_total_throughput_fills_the_system_with_replicas(runs):
+    """tok_s ranks the whole 8-GPU system: floor(8 / replica PEs) replicas of the deployment."""
+    for d in runs["tok_s"].designs:
+        assert d.system_pes == 8
+        assert d.value("tok_s") == pytest.approx((8 // d.point.pes) * d.point.tok_s)

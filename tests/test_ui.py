@@ -308,3 +308,147 @@ def test_generic_sip_default_still_simulates():
     at = new_app()
     r = simulate(L70B, GENERIC_SIP, Parallelism(tp=8), Workload("decode", s_kv=131072))
     assert metric_values(at)["Latency per token"] == fmt_time(r.total_latency_ns)
+
+
+# ----- Co-design at a serving SLA (the Co-design tab's second mode) ----------------------------------
+SLA_MODE = "serving SLA (tokens per $ at TTFT/TPOT)"
+SLA_GRID = {"bw_hbm_gbs": [3350.0, 6700.0]}
+
+
+def sla_app(grid: dict, **controls):
+    """The small app's Co-design tab opened straight in SLA mode on a custom grid (one SLA run):
+    isl 1024, osl 256, no TTFT limit, TPOT <= 20 ms unless ``controls`` say otherwise."""
+    at = small_app()
+    values = {"cd_mode": SLA_MODE, "cd_depth": "custom", "cs_isl": 1024, "cs_osl": 256, "cs_ttft": 0.0,
+              "cs_tpot": 20.0, **controls}
+    values.update({f"grid_{k}": ", ".join(f"{v:g}" for v in grid.get(k, ())) for k in
+                   ("pe_hbm_gb", "bw_hbm_gbs", "peak_tflops_f16", "bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs",
+                    "pes_per_cube", "cubes_per_sip", "n_sips")})
+    for k, v in values.items():
+        at.session_state[k] = v
+    return open_tab(at, "Co-design")
+
+
+def sla_ref(grid: dict, objective: str = "tok_s_per_usd", tpot_ms=20.0, ttft_ms=None):
+    from infersim.serving import Request
+    from infersim.sla_codesign import codesign_sla
+
+    return codesign_sla(L8B, Request(1024, 256), ttft_ms=ttft_ms, tpot_ms=tpot_ms, depth="custom", custom=grid,
+                        base_hw=H100, objective=objective)
+
+
+def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
+    from infersim.sla_codesign import sla_answer_lines
+
+    at = sla_app(SLA_GRID)
+    assert not at.exception and not errors(at)
+    first = first_child(at, "Co-design")
+    assert first is not None and first.proto.id.endswith("rec_codesign")
+    ref = sla_ref(SLA_GRID)
+    line1, line2 = sla_answer_lines(ref.answer())
+    text = card_text(at, "Co-design")
+    assert text.startswith(f"**Answer:** {line1.removeprefix('Answer: ')}")
+    assert f"**{line2}**" in text and "TPOT ≤ 20 ms" in text and "2 of 2 hardware candidates meet it" in text
+    assert "s_kv = isl + osl/2 = 1,152" in text                     # what Open in Simulate simulates
+    b = ref.best
+    m = metric_values(at)
+    assert m["Hardware candidates"] == "2" and m["TPOT"] == fmt_time(b.point.tpot_ms * 1e6)
+    assert m["Objective: tok/$"] == f"{b.tok_s_per_usd / 1e6:.1f}M"             # e.g. 28.5M (fits the tile)
+    table = frame(at, "deployment")
+    assert list(table.columns[:12]) == ["rank", "tok/$", "HBM per PE (GB)", "HBM bandwidth (GB/s)",
+                                        "Peak fp16 (TFLOPS)", "Intra-cube link (GB/s)", "Inter-cube link (GB/s)",
+                                        "Inter-SiP link (GB/s)", "deployment", "batch", "TTFT (ms)", "TPOT (ms)"]
+    assert list(table.columns[12:14]) == ["tok/s/PE", "capex ($)"]
+    assert table["HBM bandwidth (GB/s)"].tolist() == [d.hw.bw_hbm_gbs for d in ref.designs]
+    assert table["tok/$"][0] == pytest.approx(b.tok_s_per_usd) and table["capex ($)"][0] == pytest.approx(b.capex_usd)
+    for kind in ("selectbox", "number_input", "text_input", "radio", "button"):     # every new control explained
+        assert all(wdg.help for wdg in at.get(kind)), kind
+
+
+def test_sla_objective_drives_pick_axis_and_sensitivity():
+    from infersim.plots import SLA_AXIS
+    from infersim.sla_codesign import SLA_OBJECTIVES, sla_answer_lines
+
+    grid = {"peak_tflops_f16": [989.0, 1978.0, 3956.0], "bw_hbm_gbs": [3350.0, 6700.0]}
+    at = sla_app(grid)
+    picks = set()
+    for objective in SLA_OBJECTIVES:
+        before = next(iter(charts(at)))
+        at.get_by_key("cs_objective").set_value(objective)
+        at.run()
+        if objective != "tok_s_per_usd":       # the kept result is marked stale, its chart unchanged
+            assert any("inputs changed" in x.value for x in at.warning) and next(iter(charts(at))) == before
+        at.get_by_key("btn_cs_run").click()
+        at.run()
+        assert not at.exception and not errors(at) and not any("inputs changed" in x.value for x in at.warning)
+        ref = sla_ref(grid, objective)
+        unit = SLA_OBJECTIVES[objective][1]
+        c = charts(at)
+        chart = c[f"Llama 3.1 8B: {unit} at the SLA vs deployment capex"]
+        assert chart["layout"]["yaxis"]["title"]["text"] == SLA_AXIS[objective]
+        star = next(t for t in chart["data"] if t["name"] == "best")
+        assert values(star["y"])[0] == pytest.approx(ref.best.value(objective))
+        assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.value(objective))
+        assert card_text(at, "Co-design").startswith(f"**Answer:** {sla_answer_lines(ref.answer())[0][8:]}")
+        sens = c[f"Sensitivity of {objective}: knob ×2 / ×0.5"]
+        doubled = next(t for t in sens["data"] if t["name"] == "×2")
+        assert values(doubled["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].gain_doubled)
+        assert {t["name"] for t in sens["data"]} == {"×2", "×0.5"}
+        picks.add(tuple(ref.best.hw.knobs().values()))
+    assert len(picks) > 1                                         # the objective changed the pick
+
+
+def test_sla_mode_without_limits_is_one_line():
+    at = sla_app(SLA_GRID, cs_tpot=0.0)                           # no result yet: only the message
+    assert not at.exception
+    assert errors(at) == ["set a TTFT or a TPOT limit (or both): an SLA co-design needs at least one"]
+    assert at.get_by_key("btn_cs_run").disabled and not at.get("plotly_chart")
+    at.get_by_key("cs_tpot").set_value(20.0)                      # valid now: the mode's first answer
+    at.run()
+    assert not errors(at) and card_text(at, "Co-design").startswith("**Answer:** HBM GB")
+    at.get_by_key("cs_tpot").set_value(0.0)                       # after a run: message, result kept as stale
+    at.run()
+    assert not at.exception and len(errors(at)) == 1 and any("inputs changed" in x.value for x in at.warning)
+
+
+def test_sla_mode_impossible_sla_and_big_grid_are_stated():
+    at = sla_app(SLA_GRID, cs_tpot=0.01)
+    assert not at.exception and not errors(at)
+    text = card_text(at, "Co-design")
+    assert text.startswith("**Answer:** no candidate meets the SLA") and "Nearest miss: TP" in text
+    assert not at.get("plotly_chart") and len(frame(at, "deployment")) == 2
+    ten = ", ".join(str(v) for v in range(100, 1100, 100))
+    for k in ("peak_tflops_f16", "bw_intra_gbs", "pe_hbm_gb"):
+        at.get_by_key(f"grid_{k}").set_value(ten)
+    t0 = time.perf_counter()
+    at.run()
+    assert time.perf_counter() - t0 < 3.0                         # refused before any search
+    assert metric_values(at)["Hardware candidates"] == "–" and at.get_by_key("btn_cs_run").disabled
+    assert [e for e in errors(at) if "the grid has 2,000 hardware candidates" in e and "UI stops at 1,000" in e
+            and "--max-candidates 2000" in e]
+
+
+def test_sla_mode_runs_only_on_its_button(monkeypatch):
+    import infersim.sla_codesign as sla_codesign
+
+    calls, real = [], sla_codesign.codesign_sla
+    monkeypatch.setattr(sla_codesign, "codesign_sla", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = sla_app(SLA_GRID)
+    assert len(calls) == 1                                        # the mode's first visit answers at once
+    first_line = card_text(at, "Co-design").split("\n")[0]
+    timings = []
+    for key, value in (("cs_tpot", 30.0), ("cs_isl", 2048), ("cs_batching", "static"), ("batch", 8)):
+        t0 = time.perf_counter()
+        at.get_by_key(key).set_value(value)
+        at.run()
+        timings.append(time.perf_counter() - t0)
+        assert not at.exception
+    assert len(calls) == 1 and max(timings) < 3.0
+    assert card_text(at, "Co-design").split("\n")[0] == first_line and any("inputs changed" in x.value for x in at.warning)
+    at.get_by_key("btn_cs_run").click()
+    at.run()
+    assert len(calls) == 2 and "static batching" in card_text(at, "Co-design")
+    for mode in ("one step (latency/throughput…)", SLA_MODE):      # the kept result survives the other mode
+        at.get_by_key("cd_mode").set_value(mode)
+        at.run()
+    assert len(calls) == 2 and not any("inputs changed" in x.value for x in at.warning)

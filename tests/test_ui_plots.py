@@ -12,7 +12,7 @@ from infersim import Workload, plots  # noqa: E402
 from infersim.auto_explore import auto_explore  # noqa: E402
 from infersim.auto_hardware import joint_explore  # noqa: E402
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS  # noqa: E402
-from infersim.fmt import fmt_ms, fmt_pct, fmt_rate, fmt_time, time_unit  # noqa: E402
+from infersim.fmt import fmt_big, fmt_ms, fmt_pct, fmt_rate, fmt_time, time_unit  # noqa: E402
 
 
 def test_explore_legend_shows_colour_per_tp_and_shape_per_cp(llama70b):
@@ -105,3 +105,30 @@ def test_human_formats():
     assert time_unit([2e6, 1e5]) == ("ms", 1e6) and time_unit([5e5]) == ("µs", 1e3)
     assert fmt_rate(11606.4) == "11,606 tok/s" and fmt_rate(7.17, "") == "7.17"
     assert (fmt_pct(0.34), fmt_pct(-0.025), fmt_pct(0.0001)) == ("+34%", "−2.5%", "0%")
+    assert [fmt_big(v, "tok/$") for v in (29_583_494.4, 123_456, 99_999, 3.82, 2.5e9, math.nan)] == \
+        ["29.6M tok/$", "123k tok/$", "99,999 tok/$", "3.82 tok/$", "2.50G tok/$", "–"]
+
+
+def test_sla_codesign_figures_hover_ties_and_misses():
+    from infersim.model_presets import get_model
+    from infersim.serving import Request
+    from infersim.sla_codesign import KnobEffect, codesign_sla
+
+    h100 = HW_PRESETS["H100-SXM x8"]
+    res = codesign_sla(get_model("Llama 3.1 8B"), Request(1024, 256), tpot_ms=20, depth="custom",
+                       custom={"bw_hbm_gbs": [3350.0, 6700.0], "bw_inter_gbs": [450.0, 900.0]}, base_hw=h100,
+                       sensitivity=False)
+    fig = plots.sla_codesign(res)
+    pts = fig.data[0]
+    assert len(pts.x) == 4 and len(set(pts.x)) == 4                # inter-node links tie on one node: spread
+    assert fig.layout.meta["tied_points_spread"] == 4
+    assert fig.layout.yaxis.title.text == "tokens per $ of TCO (tok/$)"
+    row = pts.customdata[0]
+    assert "HBM GB/s" in row[0] and row[1].startswith("TP") and "TTFT" in pts.hovertemplate and "tok/$" in pts.hovertemplate
+    assert sorted(row[9] for row in pts.customdata) == sorted(pts.y)        # hover shows the true objective
+    fake = SimpleNamespace(objective="tok_s_per_usd", unit="tok/$", sensitivity=[
+        KnobEffect("bw_hbm_gbs", 2.0, math.nan, 0.25, -1.0), KnobEffect("pe_hbm_gb", 1.0, 1.0, 0.0, 0.0)])
+    sens = plots.sla_sensitivity(fake)
+    halved = next(t for t in sens.data if t.name == "×0.5")
+    assert list(halved.text) == ["0%", "misses SLA"] and list(halved.x) == [0.0, 0.0]     # not drawn as -100%
+    assert list(next(t for t in sens.data if t.name == "×2").text) == ["0%", "+25.0%"]

@@ -211,3 +211,74 @@ def test_uploaded_hardware_file_is_parsed_as_content(touched):
 def test_bad_hardware_upload_is_one_line():
     at = _upload_hw(b'{"name": "x", "source": "t"}', "x.json")
     assert len(errors(at)) == 1 and "x.json: missing hardware field" in errors(at)[0]
+
+
+# ----- Co-design at a serving SLA ------------------------------------------------------------------
+SLA_GRID = {"bw_hbm_gbs": [3350.0, 6700.0]}
+
+
+def sla_app():
+    """Co-design opened straight in SLA mode: 8B on H100 x8, HBM bandwidth 3350/6700, 1024+256
+    tokens, TPOT <= 20 ms."""
+    at = small_app()
+    for k, v in {"cd_mode": "serving SLA (tokens per $ at TTFT/TPOT)", "cd_depth": "custom", "cs_isl": 1024,
+                 "cs_osl": 256, "cs_ttft": 0.0, "cs_tpot": 20.0, "grid_bw_hbm_gbs": "3350, 6700",
+                 "grid_peak_tflops_f16": ""}.items():
+        at.session_state[k] = v
+    return open_tab(at, "Co-design")
+
+
+def sla_best():
+    from infersim.serving import Request
+    from infersim.sla_codesign import codesign_sla
+
+    return codesign_sla(L8B, Request(1024, 256), tpot_ms=20, depth="custom", custom=SLA_GRID, base_hw=H100).best
+
+
+def test_open_the_sla_codesign_best_in_simulate_and_pin_it():
+    at = sla_app()
+    b = sla_best()
+    at.get_by_key("btn_cs_open").click()
+    at.run()
+    assert at.session_state["tab"] == "Simulate" and not errors(at)
+    assert "opened in Simulate: SLA co-design best" in card_text(at, "Simulate")
+    for k, v in b.hw.knobs().items():
+        assert at.get_by_key(f"knob_{k}_{H100.name}").value == pytest.approx(v)
+    par = b.point.par
+    assert (at.get_by_key("sim_tp").value, at.get_by_key("sim_cp").value, at.get_by_key("sim_pp").value) == \
+        (par.tp, par.cp, par.pp)
+    assert at.get_by_key("batch").value == b.point.batch and at.get_by_key("s_kv_decode").value == 1024 + 128
+    step = simulate(L8B, b.hw.to_hardware(H100), par, Workload("decode", s_kv=1152, batch=b.point.batch))
+    assert metric_values(at)["Latency per token"] == fmt_time(step.total_latency_ns)
+    open_tab(at, "Co-design")
+    at.get_by_key("btn_cs_pin").click()
+    at.run()
+    assert "pinned to Compare: Co-design SLA:" in card_text(at, "Co-design")
+    open_tab(at, "Compare")
+    table = frame(at, "from")
+    assert table["from"].tolist() == ["Co-design SLA"]
+    assert table["TPOT (ms)"][0] == pytest.approx(b.point.tpot_ms) and table["capex ($)"][0] == pytest.approx(b.capex_usd)
+    assert table["tok/s per PE"][0] == pytest.approx(b.point.tok_s_per_pe)
+
+
+def test_sla_codesign_exports_and_reruns(tmp_path, capsys):
+    at = sla_app()
+    assert at.get_by_key("dl_cs_json") is not None
+    stored = at.session_state["_res_codesign_sla"]
+    job, out = stored["run"], stored["outcome"]
+    export = json.loads(dumps(to_export(job, out)))
+    assert export["kind"] == "codesign_sla" and export["hardware"]["name"] == H100.name
+    assert (export["request"], export["ttft_ms"], export["tpot_ms"], export["grid"]) == \
+        ({"isl": 1024, "osl": 256, "prefix_hit": 0.0}, None, 20.0, {"bw_hbm_gbs": [3350.0, 6700.0]})
+    assert export["answer"][0] == card_text(at, "Co-design").split("\n")[0].replace("**Answer:**", "Answer:")
+    path = tmp_path / "sla.json"
+    path.write_text(dumps(export))
+    assert cli_main(["rerun", str(path)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Same answer as the export." in printed and out.answer[1] in printed
+    open_tab(at, "Compare")                                      # Compare re-runs it and pins the best
+    at.get_by_key("export_upload").set_value(("sla.json", path.read_bytes(), "application/json"))
+    at.run()
+    assert not at.exception and not errors(at)
+    assert "re-ran the codesign_sla export sla.json: same answer as the export; pinned" in card_text(at, "Compare")
+    assert frame(at, "from")["TPOT (ms)"][0] == pytest.approx(sla_best().point.tpot_ms)

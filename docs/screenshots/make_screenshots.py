@@ -5,7 +5,8 @@
 Starts ``streamlit run`` on a free loopback port, drives it with Playwright in headless
 Chromium (Debian's ``chromium``; Playwright's own browser download is not needed), pins two
 configurations so that Compare has something to compare, and writes simulate.png, explore.png,
-codesign.png, serving.png, compare.png and a ``-charts`` view of each.
+codesign.png, codesign-sla.png (the Co-design tab's serving-SLA mode), serving.png, compare.png
+and a ``-charts`` view of each.
 """
 from __future__ import annotations
 
@@ -104,6 +105,12 @@ def main(argv=None) -> int:
             page.get_by_text("pinned to Compare").first.wait_for(timeout=30_000)
         open_tab(page, "Co-design", "Recommended hardware")
         shoot(page, out, "codesign", charts=True)
+        page.get_by_text("serving SLA (tokens per $ at TTFT/TPOT)").click()      # the tab's second mode
+        page.get_by_text("hardware candidates meet it").first.wait_for(timeout=180_000)
+        page.mouse.wheel(0, -20000)                                               # the card, from the top
+        page.wait_for_timeout(1500)
+        shoot(page, out, "codesign-sla", charts=True)
+        page.get_by_text("one step (latency/throughput…)").click()
         open_tab(page, "Serving", "Aggregated vs disaggregated")
         shoot(page, out, "serving", charts=True)
         open_tab(page, "Compare", "Fastest:")

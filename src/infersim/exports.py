@@ -9,14 +9,17 @@ infersim gives the exported answer line for line.
 Format (``format_version`` 1)::
 
     {"format": "infersim-export", "format_version": 1, "infersim_version": "0.1.0",
-     "kind": "simulate" | "explore" | "codesign" | "serve",
+     "kind": "simulate" | "explore" | "codesign" | "serve" | "codesign_sla",
      "model": {ModelSpec fields}, "hardware": {HardwareSpec fields}, "runtime": "cuda-graphs",
      ...inputs of the kind (below)..., "answer": [lines], "result": {summary}}
 
 Inputs: simulate ``workload``, ``parallelism``; explore ``workload``, ``objective``; codesign
 ``workload``, ``objective``, ``depth``, ``grid``, ``design_point``; serve ``request``,
 ``ttft_ms``, ``tpot_ms``, ``objective``, ``batching``, ``chunk_tokens``, ``batch_cap``,
-``disaggregated``.
+``disaggregated``; codesign_sla (co-design at a serving SLA, ``hardware`` is the base of the
+grid) ``request``, ``ttft_ms``, ``tpot_ms`` (null = no limit; at least one), ``objective`` (one
+of ``sla_codesign.SLA_OBJECTIVES``), ``depth``, ``grid``, ``batching``. Optional everywhere:
+``max_candidates`` (codesign, codesign_sla).
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from .workload import Workload
 
 FORMAT = "infersim-export"
 FORMAT_VERSION = 1
-KINDS = ("simulate", "explore", "codesign", "serve")
+KINDS = ("simulate", "explore", "codesign", "serve", "codesign_sla")
 MAX_EXPORT_BYTES = 16 * 1024 * 1024
 INPUT_KEYS = {
     "simulate": ("workload", "parallelism"),
@@ -41,6 +44,7 @@ INPUT_KEYS = {
     "codesign": ("workload", "objective", "depth", "grid", "design_point"),
     "serve": ("request", "ttft_ms", "tpot_ms", "objective", "batching", "chunk_tokens", "batch_cap",
               "disaggregated"),
+    "codesign_sla": ("request", "ttft_ms", "tpot_ms", "objective", "depth", "grid", "batching"),
 }
 
 
@@ -165,8 +169,22 @@ def _serve(run: Run, progress) -> Outcome:
     return Outcome(r, _answer(r))
 
 
+def _codesign_sla(run: Run, progress) -> Outcome:
+    from .serving import Request
+    from .sla_codesign import codesign_sla, sla_answer_lines
+
+    inp = run.inputs
+    request = _build(Request, inp["request"], "request")
+    res = codesign_sla(run.model, request, ttft_ms=inp["ttft_ms"], tpot_ms=inp["tpot_ms"], depth=inp["depth"],
+                       custom=inp["grid"] if inp["depth"] == "custom" else None, base_hw=run.hardware,
+                       objective=inp["objective"], runtime=run.runtime, batching=inp["batching"],
+                       progress=progress, max_candidates=inp.get("max_candidates"))
+    return Outcome(res, list(sla_answer_lines(res.answer())))
+
+
 _COMPUTE: dict[str, Callable[[Run, Any], Outcome]] = {
-    "simulate": _simulate, "explore": _explore, "codesign": _codesign, "serve": _serve}
+    "simulate": _simulate, "explore": _explore, "codesign": _codesign, "serve": _serve,
+    "codesign_sla": _codesign_sla}
 
 
 def compute(run: Run, progress: Callable[[int, int], None] | None = None) -> Outcome:
@@ -179,6 +197,8 @@ def _summary(kind: str, out: Outcome) -> dict:
     r = out.result
     if kind in ("simulate", "serve"):
         return r.to_dict()
+    if kind == "codesign_sla":
+        return _sla_summary(r)
     if kind == "explore":
         sug = out.extras.get("suggestion")
         return {"n_enumerated": r.n_enumerated, "n_valid": r.n_valid, "n_fitting": r.n_fitting,
@@ -192,6 +212,15 @@ def _summary(kind: str, out: Outcome) -> dict:
             "design_point": {**r.design_point.knobs(), **r.design_point.topology_overrides()},
             "sensitivity": [vars(s) for s in r.sensitivity],
             "what_it_takes": [vars(q) for q in r.requirements]}
+
+
+def _sla_summary(r, top: int = 20) -> dict:
+    """The best design's record (or the nearest miss), the top designs and the sensitivity."""
+    best = r.best
+    return {"n_hardware": len(r.designs), "n_meeting": r.n_meeting, "answer": r.answer(),
+            "best": best.record() if best else None,
+            "top": [d.record() for d in r.designs[:top]],
+            "sensitivity": [vars(s) for s in r.sensitivity]}
 
 
 def to_export(run: Run, out: Outcome) -> dict:

@@ -67,3 +67,14 @@ def fmt_pct(frac: float) -> str:
         return "0%"
     s = f"{abs(p):.0f}" if abs(p) >= 10 else f"{abs(p):.1f}"
     return ("+" if p > 0 else "−") + s + "%"
+
+
+def fmt_big(v: float, unit: str = "") -> str:
+    """A large count in three significant digits with k / M / G (fits a metric tile):
+    ``29.6M tok/$``, ``123k``, ``9,403``, ``3.82``."""
+    if v is None or not math.isfinite(v):
+        return "–"
+    for at, div, suffix in ((1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e5, 1e3, "k")):
+        if abs(v) >= at:
+            return f"{_sig3(v / div)}{suffix} {unit}".rstrip()
+    return fmt_rate(v, unit)

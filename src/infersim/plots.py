@@ -358,40 +358,85 @@ def codesign_pareto(all_df, pareto_df, x: str = "cost_score", y: str = "total_la
     return fig
 
 
+#: SLA co-design objective → its axis title (the unit in brackets)
+SLA_AXIS = {"tok_s_per_usd": "tokens per $ of TCO (tok/$)", "tok_s_per_w": "tokens/s per W of system power (tok/s/W)",
+            "tok_s_per_pe": "tokens/s per PE (tok/s/PE)", "tok_s": "tokens/s of the system, filled with replicas (tok/s)"}
+_SHORT_KNOBS = {"pe_hbm_gb": "HBM GB", "bw_hbm_gbs": "HBM GB/s", "peak_tflops_f16": "TFLOPS",
+                "bw_intra_gbs": "intra GB/s", "bw_inter_gbs": "inter GB/s", "bw_intersip_gbs": "SiP GB/s"}
+
+
+def _sla_hover(designs, objective: str, unit: str) -> tuple[list, str]:
+    """customdata rows and the hover template of SLA co-design points: every knob (and the
+    system size a grid varies), the deployment, its latencies, tokens/s, capex, the objective."""
+    rows = []
+    for d in designs:
+        p = d.point
+        knobs = ", ".join(f"{_SHORT_KNOBS.get(k, k)} {v:,g}" for k, v in d.hw.knobs().items())
+        topo = ", ".join(f"{k} {v}" for k, v in d.hw.topology_overrides().items())
+        rows.append([knobs + (f"<br>{topo}" if topo else ""), p.par.describe(), p.batch, p.pes, p.ttft_ms,
+                     p.tpot_ms, p.tok_s, p.tok_s_per_pe, d.capex_usd, d.value(objective)])
+    hover = ("%{customdata[0]}<br>%{customdata[1]} at batch %{customdata[2]} on %{customdata[3]} PE(s)<br>"
+             "TTFT %{customdata[4]:,.0f} ms, TPOT %{customdata[5]:.1f} ms<br>%{customdata[6]:,.0f} tok/s "
+             "(%{customdata[7]:,.1f}/PE), capex $%{customdata[8]:,.0f}<br><b>%{customdata[9]:,.4g} " + unit + "</b>")
+    return rows, hover
+
+
 def sla_codesign(res) -> "go.Figure":
-    """SLA co-design: each hardware candidate's objective against its deployment's capex, the
-    frontier drawn, the best starred; hover names the knobs and the deployment."""
+    """SLA co-design: each hardware candidate meeting the SLA, its objective against its
+    deployment's capex, the frontier drawn, the best starred; ties pulled apart so each can be
+    hovered (hover shows the true values and names the knobs and the deployment)."""
     go = _go()
-    ok = [d for d in res.designs if d.point]
-    label = res.unit
+    ok = sorted((d for d in res.designs if d.point), key=lambda d: d.capex_usd)
+    y_title = SLA_AXIS.get(res.objective, res.unit)
+    capex = np.array([d.capex_usd for d in ok], dtype=float)
+    log_x = len(ok) > 1 and capex.max() / capex.min() >= 10
     fig = go.Figure()
-    for pts, name, style in ((ok, "hardware candidates", dict(size=8, color="#9ab")),
-                             (res.pareto(), "Pareto frontier", dict(size=10, color="#d62728"))):
-        pts = sorted(pts, key=lambda d: d.capex_usd)
-        fig.add_trace(go.Scatter(
-            x=[d.capex_usd for d in pts], y=[d.value(res.objective) for d in pts], name=name,
-            mode="markers" if name != "Pareto frontier" else "lines+markers", marker=style,
-            line=dict(shape="hv", color="#d62728") if name == "Pareto frontier" else None,
-            customdata=[[", ".join(f"{k}={v:g}" for k, v in d.hw.knobs().items()),
-                         d.point.par.describe(), d.point.batch, d.point.tpot_ms] for d in pts],
-            hovertemplate="%{customdata[0]}<br>%{customdata[1]}, batch %{customdata[2]}, TPOT "
-                          "%{customdata[3]:.1f} ms<br>$%{x:,.0f}: %{y:.4g} " + label + "<extra></extra>"))
+    moved = 0
+    if ok:
+        xs, moved = _spread_ties(capex, np.array([d.value(res.objective) for d in ok]), log_x)
+        custom, hover = _sla_hover(ok, res.objective, res.unit)
+        fig.add_trace(go.Scatter(x=xs, y=[d.value(res.objective) for d in ok], mode="markers",
+                                 name="hardware candidates", customdata=custom,
+                                 marker=dict(size=9, color="#9ab", line=dict(width=0.5, color="#333")),
+                                 hovertemplate=hover + "<extra></extra>"))
+    front = sorted(res.pareto(), key=lambda d: d.capex_usd)
+    fig.add_trace(go.Scatter(x=[d.capex_usd for d in front], y=[d.value(res.objective) for d in front],
+                             mode="lines+markers", name="Pareto frontier", hoverinfo="skip",
+                             marker=dict(size=6, color="#d62728"), line=dict(shape="hv", color="#d62728")))
     if res.best is not None:
         b = res.best
         fig.add_trace(go.Scatter(x=[b.capex_usd], y=[b.value(res.objective)], mode="markers", name="best",
-                                 marker=dict(size=16, symbol="star", color="#2ca02c")))
-    fig.update_layout(title=f"{res.model}: {label} at the SLA vs deployment capex",
-                      xaxis_title="deployment capex ($)", yaxis_title=label, height=480)
+                                 marker=dict(size=18, symbol="star", color="#2ca02c", line=dict(width=1, color="black")),
+                                 hovertemplate=f"best: %{{y:,.4g}} {res.unit} at $%{{x:,.0f}}<extra></extra>"))
+    fig.update_layout(title=f"{res.model}: {res.unit} at the SLA vs deployment capex",
+                      xaxis=dict(title="deployment capex ($)", type="log" if log_x else "linear"),
+                      yaxis_title=y_title, height=480, legend=dict(orientation="h", y=-0.2),
+                      meta={"tied_points_spread": moved})
     return fig
 
 
 def sla_sensitivity(res) -> "go.Figure":
-    """Gain of the SLA co-design's objective when one knob of the best hardware doubles."""
+    """Gain of the SLA co-design's objective when one knob of the best hardware is doubled and
+    halved (the deployment searched again under the SLA); a change that misses the SLA is
+    labelled so, not drawn as −100%."""
     go = _go()
     rows = res.sensitivity[::-1]
-    vals = [100 * r.gain_doubled for r in rows]
-    fig = go.Figure(go.Bar(x=vals, y=[r.knob for r in rows], orientation="h", marker_color="#1f77b4",
-                           text=[f"{v:+.1f}%" for v in vals], textposition="outside", cliponaxis=False))
-    fig.update_layout(title=f"Sensitivity of {res.objective} at the SLA: one knob doubled",
-                      xaxis_title="gain (%)", height=160 + 30 * len(rows))
+    knobs = [r.knob for r in rows]
+    fig = go.Figure()
+    for name, gains, values, colour in (("×2", [r.gain_doubled for r in rows], [r.doubled_value for r in rows], "#1f77b4"),
+                                        ("×0.5", [r.gain_halved for r in rows], [r.halved_value for r in rows], "#ff7f0e")):
+        ok = [math.isfinite(v) for v in values]
+        vals = [100 * g if m else 0.0 for g, m in zip(gains, ok)]
+        fig.add_trace(go.Bar(x=vals, y=knobs, orientation="h", name=name, marker_color=colour,
+                             text=[_signed_pct(v) if m else "misses SLA" for v, m in zip(vals, ok)],
+                             textposition="outside", cliponaxis=False,
+                             hovertemplate="%{y} " + name + ": %{text}<extra></extra>"))
+    finite = [v for tr in fig.data for v in tr.x] or [0.0]
+    lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
+    pad = 0.3 * ((hi - lo) or 1.0)
+    fig.update_layout(title=f"Sensitivity of {res.objective}: knob ×2 / ×0.5",
+                      xaxis=dict(title=f"{res.unit} change (%)", range=[lo - (pad if lo < 0 else 0.05 * pad), hi + pad],
+                                 zeroline=True),
+                      yaxis=dict(automargin=True), barmode="group", height=180 + 45 * len(rows),
+                      margin=dict(l=10, r=40, t=50, b=40), legend=dict(orientation="h", y=-0.25))
     return fig

@@ -42,6 +42,10 @@ OBJECTIVES = ("tok_s_per_pe", "tok_s", "tok_s_per_user")
 DEFAULT_BATCH_CAP = 2048
 
 
+class NoDeployment(InferSimError):
+    """Not even one sequence of the request fits any parallelism of the hardware."""
+
+
 @dataclass(frozen=True)
 class ServingPoint(ServingMetrics):
     """A (parallelism, batch) row of the search and whether it meets the SLA."""
@@ -214,7 +218,8 @@ class SLAResult:
                 "elapsed_s": self.elapsed_s}
 
 
-def _limit(name: str, v) -> float | None:
+def limit_ms(name: str, v) -> float | None:
+    """A TTFT/TPOT limit: None (no limit) or a positive number of milliseconds (one-line error)."""
     if v is None:
         return None
     require(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0,
@@ -329,14 +334,14 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
     objective, refines only the batches that can change the best (the frontier is then the
     grid's)."""
     choice("objective", objective, OBJECTIVES)
-    ttft_ms, tpot_ms = _limit("ttft_ms", ttft_ms), _limit("tpot_ms", tpot_ms)
+    ttft_ms, tpot_ms = limit_ms("ttft_ms", ttft_ms), limit_ms("tpot_ms", tpot_ms)
     require(isinstance(batch_cap, (int, np.integer)) and 1 <= batch_cap <= 1 << 20,
             f"batch_cap must be an integer in 1..{1 << 20}, got {batch_cap!r}")
     rt = get_runtime(runtime)
     t0 = time.perf_counter()
     rows, cfg, bmax = serving_rows(model, hw, request, batch_cap, rt, single_replica)
     if not len(rows):
-        raise InferSimError(f"no parallelism of {model.name} holds one {request.isl}+{request.osl}-token "
+        raise NoDeployment(f"no parallelism of {model.name} holds one {request.isl}+{request.osl}-token "
                             f"sequence on {hw.name}")
     evaluate = lambda r: evaluate_serving(model, hw, r, r.batch, request, rt, batching,  # noqa: E731
                                           chunk_tokens)

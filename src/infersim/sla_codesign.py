@@ -12,7 +12,8 @@ and per watt of system power:
 Within one hardware the cost and power per PE are constant, so its best deployment under every
 objective here is the one with the most tokens/s per PE (the SLA search's own objective); the
 objective only orders the hardware. A replica is the deployment unit: more replicas multiply
-tokens/s, cost and power alike. Candidates where nothing meets the SLA rank last, with the
+tokens/s, cost and power alike; ``tok_s`` ranks the whole candidate system, filled with
+replicas (⌊system PEs / replica PEs⌋ × the replica's tokens/s). Candidates where nothing meets the SLA rank last, with the
 nearest miss. Sensitivity: each knob of the best candidate ×2 and ×0.5, searched again under
 the same SLA and objective.
 """
@@ -28,17 +29,17 @@ import numpy as np
 from .auto_hardware import HardwareCandidate, enumerate_hardware
 from .codesign.answer import MIN_LEVER_GAIN, SHORT, fmt_price
 from .economics import Economics, pe_economics
-from .errors import InferSimError, choice, require
+from .errors import choice, require
 from .hardware import KNOBS, HardwareSpec
 from .hardware_presets import GENERIC_SIP
 from .model import ModelSpec
 from .runtime import get_runtime
-from .serving import Request
-from .sla import ServingPoint, sla_search
+from .serving import BATCHING, Request
+from .sla import NoDeployment, ServingPoint, limit_ms, sla_search
 
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
-                  "tok_s_per_pe": ("tok_s_per_pe", "tok/s/PE"), "tok_s": ("tok_s", "tok/s")}
+                  "tok_s_per_pe": ("tok_s_per_pe", "tok/s/PE"), "tok_s": ("tok_s_system", "tok/s")}
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,16 @@ class ServingDesign:
     power_w_per_pe: float
     usd_per_h_per_pe: float
     limit: str = ""
+    system_pes: int = 0             # PEs of the candidate system (replicas fill it)
 
     @property
     def tok_s(self) -> float:
         return self.point.tok_s if self.point else math.nan
+
+    @property
+    def tok_s_system(self) -> float:
+        """Tokens/s of the whole candidate system: as many replicas as fit, each at ``tok_s``."""
+        return (self.system_pes // self.point.pes) * self.point.tok_s if self.point else math.nan
 
     @property
     def tok_s_per_pe(self) -> float:
@@ -86,6 +93,7 @@ class ServingDesign:
                 "parallelism": p.par.describe() if p else "", "batch": p.batch if p else 0,
                 "pes": p.pes if p else 0, "ttft_ms": p.ttft_ms if p else math.nan,
                 "tpot_ms": p.tpot_ms if p else math.nan, "tok_s": self.tok_s,
+                "tok_s_system": self.tok_s_system, "system_pes": self.system_pes,
                 "tok_s_per_pe": self.tok_s_per_pe, "tok_s_per_usd": self.tok_s_per_usd,
                 "tok_s_per_w": self.tok_s_per_w, "capex_usd": self.capex_usd,
                 "capex_usd_per_pe": self.capex_usd_per_pe, "power_w_per_pe": self.power_w_per_pe,
@@ -173,11 +181,11 @@ def _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, 
             r = sla_search(model, c.to_hardware(base), request, ttft_ms, tpot_ms, runtime=rt,
                            batching=batching, disaggregated=False, single_replica=True)
             best, miss, limit = r.best, r.nearest_miss, r.limit
-        except InferSimError:            # not even one sequence fits this candidate
+        except NoDeployment:             # not even one sequence fits this candidate
             best = miss = None
             limit = "memory: not one sequence fits"
         out.append(ServingDesign(c, best, miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
-                                 float(pe.usd_per_h[i]), limit))
+                                 float(pe.usd_per_h[i]), limit, int(np.prod(topo[i]))))
         if progress is not None:
             progress(i + 1, len(cands))
     return out
@@ -212,6 +220,11 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
     choice("objective", objective, tuple(SLA_OBJECTIVES))
     require(ttft_ms is not None or tpot_ms is not None,
             "an SLA co-design needs a TTFT or a TPOT limit (ttft_ms=, tpot_ms=)")
+    # checked here, once: a bad limit or batching inside the per-candidate search would read as
+    # "not one sequence fits" on every candidate
+    ttft_ms, tpot_ms = limit_ms("ttft_ms", ttft_ms), limit_ms("tpot_ms", tpot_ms)
+    choice("batching", batching, BATCHING)
+    require(isinstance(request, Request), f"request must be a Request, got {type(request).__name__}")
     require(progress is None or callable(progress), f"progress must be callable(done, total), got {progress!r}")
     base = base_hw or GENERIC_SIP
     rt, t0 = get_runtime(runtime), time.perf_counter()

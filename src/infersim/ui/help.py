@@ -87,6 +87,21 @@ HELP: dict[str, str] = {
                     "base hardware from the sidebar ('I have X; which knob should I double?').",
     "grid": "Comma-separated values for this knob (e.g. 1000, 2000, 4000); empty = the base value. "
             "Write numbers without thousands separators (1000, not 1,000).",
+    "cd_mode": "one step: the hardware that runs one step of the sidebar's workload best (latency, "
+               "throughput, tokens per $ or per joule). serving SLA: the hardware whose best "
+               "single-replica deployment serves requests of a shape (isl, osl) within TTFT/TPOT "
+               "limits for the most tokens per $ (or per W, per PE, in total); the sidebar's workload "
+               "does not apply there.",
+    # ----- Co-design at a serving SLA ----------------------------------------------------------------
+    "cs_ttft": "Time-to-first-token limit in ms (0 = no limit). An SLA co-design needs a TTFT or a TPOT "
+               "limit, or both.",
+    "cs_tpot": "Time-per-output-token limit in ms (0 = no limit); 1000 / TPOT is each user's tokens/s. "
+               "An SLA co-design needs a TTFT or a TPOT limit, or both.",
+    "cs_objective": "What ranks the hardware candidates, each at its best SLA-meeting single-replica "
+                    "deployment: tok_s_per_usd (tokens per $ of TCO, capex amortised plus power), "
+                    "tok_s_per_w (tokens/s per W of system power), tok_s_per_pe (tokens/s per PE) or "
+                    "tok_s (tokens/s of one replica). It drives the pick, the chart's axis and the "
+                    "sensitivity.",
     # ----- Serving ---------------------------------------------------------------------------------
     "isl": "Mean input (prompt) tokens per request.",
     "osl": "Mean output tokens per request.",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from infersim import HardwareSpec, ModelSpec, Parallelism, Workload, simulate
+from infersim.codesign.answer import SHORT
 from infersim.economics import hardware_economics
 from infersim.hardware_presets import HW_PRESETS
 
@@ -66,3 +67,17 @@ def from_serving(source: str, model: ModelSpec, hw: HardwareSpec, base_hw: Hardw
                     tok_s_per_pe=metrics["tok_s_per_pe"], pes=int(metrics["pes"]),
                     capex_usd=capex_per_pe(hw, base_hw) * int(metrics["pes"]),
                     ttft_ms=metrics["ttft_ms"], tpot_ms=metrics["tpot_ms"])
+
+
+
+def from_sla_design(source: str, model: ModelSpec, base_hw: HardwareSpec, runtime: str, request,
+                    design) -> dict:
+    """A pin for a design of an SLA co-design that meets the SLA (a ``ServingDesign``): its
+    hardware built on ``base_hw``, its deployment's decode step at the mean context, TTFT, TPOT,
+    tokens/s and the deployment's capex (the co-design's own numbers)."""
+    p = design.point
+    knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in design.hw.knobs().items())
+    pin = from_serving(source, model, design.hw.to_hardware(base_hw), base_hw, runtime, p.par, p.batch,
+                       request, p.to_dict(), "")
+    return {**pin, "label": f"{source}: {p.par.describe()} batch {p.batch} on {knobs}",
+            "capex_usd": design.capex_usd}

@@ -1,7 +1,8 @@
 """Co-design: sweep hardware candidates under one objective. The card is the recommended
 hardware and deployment with its cost, what limits it and the knob to buy next. The sweep
 runs on its button only (and once on the first visit); the grid size is shown without
-enumerating the grid, and a grid above the cap is refused before it runs."""
+enumerating the grid, and a grid above the cap is refused before it runs. A mode switch under
+the card turns the tab into co-design at a serving SLA (``tabs_codesign_sla``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,19 +12,21 @@ import streamlit as st
 from infersim import InferSimError
 from infersim import plots as charts
 from infersim import simulate
-from infersim.cli.common import parse_values
 from infersim.codesign.answer import SHORT
-from infersim.codesign.grid import DEPTHS, GRID_KNOBS, MAX_CANDIDATES, check_cap, grid_axes, grid_size
+from infersim.codesign.grid import DEPTHS, MAX_CANDIDATES
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.objectives import OBJECTIVES, get_objective
 
-from . import pins, state
+from . import pins, state, tabs_codesign_sla
 from . import widgets as w
 from infersim.fmt import fmt_rate, fmt_time, fmt_usd
-from .inputs import KNOB_LABELS, TOPO_LABELS, Inputs
+
+from .codesign_grid import candidates, grid_inputs
+from .inputs import Inputs
 
 TAB = "codesign"
+MODES = ("one step (latency/throughput…)", "serving SLA (tokens per $ at TTFT/TPOT)")
 MAX_POINTS = 4000        # pairs drawn on the chart (all of them up to this; then best + a spread)
 #: objective → (column of JointScore.to_dict(), axis title)
 AXIS = {"latency": ("total_latency_ms", "latency (ms)"), "throughput": ("tokens_per_s", "throughput (tok/s)"),
@@ -35,40 +38,13 @@ COST_AXES = {"system cost ($)": ("system_cost_usd", "system cost of the PEs used
 
 
 # ----- controls ---------------------------------------------------------------------------------
-def _grid_inputs(hw) -> dict[str, list[float]]:
-    """One text field per knob; the default grid varies HBM bandwidth and peak FLOPs (×½, ×1, ×2)."""
-    st.caption("Custom grid: comma-separated values per knob (empty = the base value); no thousands "
-               "separators.")
-    grid, cols = {}, st.columns(3)
-    for i, k in enumerate(GRID_KNOBS):
-        base = getattr(hw, k)
-        default = f"{base / 2:g}, {base:g}, {2 * base:g}" if k in ("bw_hbm_gbs", "peak_tflops_f16") else ""
-        label = KNOB_LABELS.get(k) or TOPO_LABELS[k]
-        txt = w.text(cols[i % 3], label, f"grid_{k}", default, help_key="grid")
-        if txt.strip():
-            vals = parse_values(txt.replace(";", ","), k, option="grid")
-            grid[k] = vals
-            cols[i % 3].caption(f"→ {len(vals)} value{'s' if len(vals) != 1 else ''}: "
-                                + ", ".join(f"{v:,g}" for v in vals[:8]) + (" …" if len(vals) > 8 else ""))
-    return grid
-
-
-def _candidates(inp: Inputs, depth: str, grid: dict) -> int:
-    """Grid size from the axes (never enumerated); above the cap is an error before any run."""
-    axes = grid_axes(depth, grid if depth == "custom" else None, inp.hw.knobs(),
-                     tuple(getattr(inp.hw, k) for k in TOPOLOGY_KNOBS))
-    n = grid_size(axes)
-    check_cap(n, None)
-    return n
-
-
 def _controls(inp: Inputs):
     c = st.columns(4)
     depth = w.select(c[0], "Depth", DEPTHS, "cd_depth", "balanced", help_key="depth")
     objective = w.select(c[1], "Objective", OBJECTIVES.names(), "cd_objective", help_key="cd_objective")
     xaxis = w.select(c[2], "Cost axis", list(COST_AXES), "cd_x", help_key="cd_x")
     design = w.select(c[3], "Sensitivity at", ["best", "base"], "cd_design", help_key="design_point")
-    grid = _grid_inputs(inp.hw) if depth == "custom" else {}
+    grid = grid_inputs(inp.hw) if depth == "custom" else {}
     if depth == "custom" and not grid:
         raise InferSimError("the custom grid is empty: give values for at least one knob")
     return depth, objective, xaxis, design, grid
@@ -248,8 +224,11 @@ def render(inp: Inputs) -> None:
     card = w.card(TAB)
     if (msg := state.flash()):
         card.caption(msg)
+    if w.radio(st, "Co-design for", MODES, "cd_mode", horizontal=True) == MODES[1]:
+        tabs_codesign_sla.render(inp, card)
+        return
     ctl = w.guarded(card, _controls, inp)
-    n = w.guarded(card, _candidates, inp, ctl[0], ctl[4]) if ctl else None
+    n = w.guarded(card, candidates, inp, ctl[0], ctl[4]) if ctl else None
     c = st.columns([1, 1, 3])
     c[0].metric("Hardware candidates", "–" if n is None else f"{n:,}",
                 help=f"Grid size, computed from the value lists (cap {MAX_CANDIDATES:,}).")

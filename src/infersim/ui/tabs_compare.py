@@ -86,6 +86,11 @@ def _pin_export(up) -> None:
         hw = b.hw.to_hardware(job.hardware)
         pin = pinlib.from_sim("Export", simulate(job.model, hw, b.par, job.workload(), runtime=job.runtime), hw,
                               job.hardware, capex_usd=b.system_cost_usd)
+    elif job.kind == "codesign_sla":
+        if r.best is None:
+            st.session_state["_flash"] = f"{up.name}: the re-run found no hardware meeting the SLA; nothing to pin"
+            return
+        pin = pinlib.from_sla_design("Export", job.model, job.hardware, job.runtime, r.request, r.best)
     else:
         if r.best is None:
             st.session_state["_flash"] = f"{up.name}: the re-run found no deployment meeting the SLA; nothing to pin"

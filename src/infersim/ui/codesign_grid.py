@@ -1,0 +1,39 @@
+"""The hardware grid controls both Co-design modes share (one step and serving SLA): the
+custom grid's value lists and the grid size, computed from the axes without enumerating."""
+from __future__ import annotations
+
+import streamlit as st
+
+from infersim.cli.common import parse_values
+from infersim.codesign.grid import GRID_KNOBS, check_cap, grid_axes, grid_size
+from infersim.codesign.types import TOPOLOGY_KNOBS
+
+from . import widgets as w
+from .inputs import KNOB_LABELS, TOPO_LABELS, Inputs
+
+
+def grid_inputs(hw) -> dict[str, list[float]]:
+    """One text field per knob; the default grid varies HBM bandwidth and peak FLOPs (×½, ×1, ×2)."""
+    st.caption("Custom grid: comma-separated values per knob (empty = the base value); no thousands "
+               "separators.")
+    grid, cols = {}, st.columns(3)
+    for i, k in enumerate(GRID_KNOBS):
+        base = getattr(hw, k)
+        default = f"{base / 2:g}, {base:g}, {2 * base:g}" if k in ("bw_hbm_gbs", "peak_tflops_f16") else ""
+        label = KNOB_LABELS.get(k) or TOPO_LABELS[k]
+        txt = w.text(cols[i % 3], label, f"grid_{k}", default, help_key="grid")
+        if txt.strip():
+            vals = parse_values(txt.replace(";", ","), k, option="grid")
+            grid[k] = vals
+            cols[i % 3].caption(f"→ {len(vals)} value{'s' if len(vals) != 1 else ''}: "
+                                + ", ".join(f"{v:,g}" for v in vals[:8]) + (" …" if len(vals) > 8 else ""))
+    return grid
+
+
+def candidates(inp: Inputs, depth: str, grid: dict) -> int:
+    """Grid size from the axes (never enumerated); above the cap is an error before any run."""
+    axes = grid_axes(depth, grid if depth == "custom" else None, inp.hw.knobs(),
+                     tuple(getattr(inp.hw, k) for k in TOPOLOGY_KNOBS))
+    n = grid_size(axes)
+    check_cap(n, None)
+    return n
