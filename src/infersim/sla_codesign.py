@@ -249,7 +249,10 @@ def sla_answer(res) -> dict:
         near = next((x for x in res.designs if x.miss is not None), None)
         return {"objective": res.objective, "unit": unit, "meets_sla": False,
                 "nearest": near.record() if near else None,
-                "why": "no candidate meets the SLA" + (f"; nearest: {near.hw.knobs()}" if near else "")}
+                "why": "no candidate meets the SLA" + (
+                    f"; nearest: {_knob_text({**near.hw.knobs(), **near.hw.topology_overrides()})} with "
+                    f"{near.miss.par.describe()} at batch {near.miss.batch}: TTFT {near.miss.ttft_ms:,.0f} ms, "
+                    f"TPOT {near.miss.tpot_ms:.1f} ms" if near else "")}
     p = d.point
     lever = next((s for s in res.sensitivity if s.gain_doubled > MIN_LEVER_GAIN), None)
     return {"objective": res.objective, "unit": unit, "meets_sla": True,
@@ -262,11 +265,15 @@ def sla_answer(res) -> dict:
             "next_lever": None if lever is None else {"knob": lever.knob, "gain": lever.gain_doubled}}
 
 
+def _knob_text(hw: dict) -> str:
+    return ", ".join(f"{SHORT.get(k, k)} {v:g}" for k, v in hw.items())
+
+
 def sla_answer_lines(ans: dict) -> tuple[str, str]:
     """Two lines: the hardware and deployment that serve the SLA best; what limits it, what next."""
     if not ans["meets_sla"]:
         return ("Answer: " + ans["why"], "Relax the SLA or widen the grid (more HBM bandwidth or compute)")
-    knobs = ", ".join(f"{SHORT.get(k, k)} {v:g}" for k, v in ans["hardware"].items())
+    knobs = _knob_text(ans["hardware"])
     pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
     first = (f"Answer: {knobs}; {ans['parallelism']} at batch {ans['batch']} on {pes}: "
              f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
