@@ -20,9 +20,6 @@ from .simulate import SimResult
 KNOB_WORDS = {"pe_hbm_gb": "HBM capacity", "bw_hbm_gbs": "HBM bandwidth", "peak_tflops_f16": "peak FLOPs",
               "bw_intra_gbs": "intra-cube link bandwidth", "bw_inter_gbs": "inter-cube link bandwidth",
               "bw_intersip_gbs": "inter-SiP link bandwidth"}
-GROUPS = {"compute": ("compute",), "memory": ("hbm",),
-          "comm": cost.COMM_COMPONENTS + ("cp_ring",),
-          "overhead": cost.RUNTIME_COMPONENTS + ("kernel_floor",)}
 
 
 def knob_gains(model: ModelSpec, hw: HardwareSpec, r: SimResult) -> dict[str, float]:
@@ -46,7 +43,7 @@ def simulate_verdict(model: ModelSpec, hw: HardwareSpec, r: SimResult) -> list[s
     if not r.fits:
         return [head + f"does NOT fit: {mem}",
                 "memory: more TP or PP (or a smaller dtype) spreads weights and KV over more PEs"]
-    share = {g: sum(r.breakdown_ns[c] for c in comps) / r.total_latency_ns for g, comps in GROUPS.items()}
+    share = {g: sum(r.breakdown_ns[c] for c in comps) / r.total_latency_ns for g, comps in cost.BOUND_GROUPS.items()}
     top = sorted(((v, k) for k, v in r.breakdown_ns.items() if v > 0), reverse=True)[:2]
     parts = ", ".join(f"{k} {100 * v / r.total_latency_ns:.0f}%" for v, k in top)
     line = f"{r.bound}-bound ({100 * share[r.bound]:.0f}%: {parts})"

@@ -3,17 +3,13 @@ from __future__ import annotations
 
 import math
 
-from ..cost import COMM_COMPONENTS
+from ..cost import BOUND_GROUPS
 from ..fmt import fmt_price, fmt_time, fmt_usd  # noqa: F401  (re-exported for the CLI)
 from ..objectives import get_objective
 from ..simulate import simulate
 
 SHORT = {"pe_hbm_gb": "HBM GB", "bw_hbm_gbs": "HBM GB/s", "peak_tflops_f16": "TFLOPS",
          "bw_intra_gbs": "intra", "bw_inter_gbs": "inter", "bw_intersip_gbs": "SiP"}
-
-#: How ``simulate``'s breakdown components group into the four bounds of ``cost.bound_of``.
-GROUPS = {"compute": ("compute",), "memory": ("hbm",), "comm": COMM_COMPONENTS + ("cp_ring",),
-          "overhead": ("kernel_gaps", "host_launch", "step_fixed", "kernel_floor")}
 MIN_LEVER_GAIN = 0.005     # below +0.5% a knob is not worth naming
 
 
@@ -22,7 +18,7 @@ def answer(res) -> dict:
     b, ctx = res.best, res.context
     sim = simulate(ctx.model, b.hw.to_hardware(ctx.base_hw), b.par, res.workload, ctx.runtime)
     total = sim.total_latency_ns
-    shares = {g: sum(sim.breakdown_ns[c] for c in cs) / total for g, cs in GROUPS.items()}
+    shares = {g: sum(sim.breakdown_ns[c] for c in cs) / total for g, cs in BOUND_GROUPS.items()}
     lever = next((r for r in res.sensitivity if r.rel_speedup > MIN_LEVER_GAIN), None)
     mtok = b.tco_usd_per_h / (b.tokens_per_s * 3600.0) * 1e6
     return {

@@ -38,7 +38,7 @@ from .geometry import Geometry, geometry
 from .head import head
 from .moe import moe
 from .pipeline import memory_per_pe, pipeline, stage_shares
-from .terms import COMM_COMPONENTS, COMPONENTS, KINDS, RUNTIME_COMPONENTS, Block, Op, Terms
+from .terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, RUNTIME_COMPONENTS, Block, Op, Terms
 
 
 def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
@@ -85,5 +85,5 @@ def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) ->
     return combine(model, hw, par, g, blocks)
 
 
-__all__ = ["prepare", "evaluate", "bound_of", "knob_values", "Terms", "COMPONENTS",
+__all__ = ["prepare", "evaluate", "bound_of", "BOUND_GROUPS", "knob_values", "Terms", "COMPONENTS",
            "COMM_COMPONENTS", "RUNTIME_COMPONENTS", "KNOBS"]

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import InferSimError
 from ..hardware import KNOBS, HardwareSpec
 from ..runtime import Runtime, get_runtime
-from .terms import COMM_COMPONENTS, COMPONENTS, KINDS, Terms
+from .terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 
 
 def knob_values(hw: HardwareSpec, knobs: dict | None = None) -> dict:
@@ -183,8 +183,5 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
 def bound_of(result: dict) -> np.ndarray:
     """'compute', 'memory', 'comm' or 'overhead': which share of the step dominates each config
     (overhead = kernel gaps + exposed host launches + the fixed per-step cost)."""
-    comm = sum(result[c] for c in COMM_COMPONENTS) + result["cp_ring"]
-    over = (result["kernel_gaps"] + result["host_launch"] + result["step_fixed"]
-            + result["kernel_floor"])
-    stacked = np.stack(np.broadcast_arrays(result["compute"], result["hbm"], comm, over))
-    return np.array(["compute", "memory", "comm", "overhead"])[np.argmax(stacked, axis=0)]
+    shares = [sum(result[c] for c in comps) for comps in BOUND_GROUPS.values()]
+    return np.array(list(BOUND_GROUPS))[np.argmax(np.stack(np.broadcast_arrays(*shares)), axis=0)]

@@ -27,6 +27,10 @@ RUNTIME_COMPONENTS = ("kernel_gaps", "host_launch", "step_fixed")
 FLOOR_COMPONENT = "kernel_floor"
 COMPONENTS = (("compute", "hbm", FLOOR_COMPONENT) + COMM_COMPONENTS + ("cp_ring", "pp_bubble")
               + RUNTIME_COMPONENTS)
+#: How the breakdown groups into the four bounds a step can be (``bound_of``, verdicts, answers);
+#: pipeline bubbles belong to none of them.
+BOUND_GROUPS = {"compute": ("compute",), "memory": ("hbm",), "comm": COMM_COMPONENTS + ("cp_ring",),
+                "overhead": RUNTIME_COMPONENTS + (FLOOR_COMPONENT,)}
 #: Where occurrences sit: every layer, dense-FFN layers, MoE layers, once on the first stage
 #: (embedding), once on the last stage (LM head), or between stages (pipeline sends).
 KINDS = ("all", "dense", "moe", "first", "last", "pipe")
