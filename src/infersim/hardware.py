@@ -181,6 +181,11 @@ class HardwareSpec:
         require(not unknown, f"unknown hardware knobs {sorted(unknown)}; valid: {', '.join(KNOBS)}")
         return replace(self, **knobs)
 
+    def without_knobs(self) -> "HardwareSpec":
+        """This spec with its six knobs at 1: all that the knob-free stage of the cost model (the
+        parallelism space, ``cost.prepare``) depends on, so a cache key for that stage."""
+        return replace(self, **{k: 1.0 for k in KNOBS})
+
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from . import cost
 from .errors import choice, require
-from .hardware import KNOBS, HardwareSpec
+from .hardware import HardwareSpec
 from .model import ModelSpec
 from .parallel import FIELDS, ParArrays, Parallelism
 from .runtime import get_runtime
@@ -97,7 +97,7 @@ def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> co
     for f in FIELDS + ("batch",):
         col = getattr(rows, f)
         digest.update(np.ascontiguousarray(col).tobytes() if col is not None else b"-")
-    key = (model, hw.with_knobs(**{k: 1.0 for k in KNOBS}), wl, digest.digest())
+    key = (model, hw.without_knobs(), wl, digest.digest())
     if key in _TERMS:
         _TERMS.move_to_end(key)
         return _TERMS[key]

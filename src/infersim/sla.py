@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from .errors import InferSimError, choice, require
-from .hardware import KNOBS, HardwareSpec
+from .hardware import HardwareSpec
 from .model import ModelSpec
 from .pareto import pareto_front
 from .parallel import FIELDS, ParArrays, Parallelism, concat, field_code
@@ -59,7 +59,7 @@ def serving_space(model: ModelSpec, hw: HardwareSpec, request: Request,
     ``single_replica``: only dp = 1 (a replica is the deployment unit: more replicas scale
     tokens/s and PEs alike, so per-PE numbers are those of one). The space depends on the
     topology, not the knobs: cached for the candidates of a co-design sweep."""
-    return _serving_space(model, hw.with_knobs(**{k: 1.0 for k in KNOBS}), request, single_replica)
+    return _serving_space(model, hw.without_knobs(), request, single_replica)
 
 
 @lru_cache(maxsize=8)
