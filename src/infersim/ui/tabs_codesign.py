@@ -245,14 +245,10 @@ def render(inp: Inputs) -> None:
                           grid=grid if depth == "custom" else None)
         if clicked or state.get_result(TAB) is None:     # first visit: answer at once
             state.run_and_store(TAB, stamp, lambda: _run(inp, depth, objective, design, grid))
-    res = state.get_result(TAB)
-    if res is None:
+    shown = w.shown_result(card, TAB, stamp, "Run co-design sweep")
+    if shown is None:
         return
-    note = w.stale_note(card, res["stamp"], stamp, "Run co-design sweep")
-    if "error" in res:
-        w.show_error(card, res["error"])
-        note()
-        return
+    res, note = shown
     xaxis = st.session_state.get("cd_x", "system cost ($)")
     _card(card, res, note)
     _chart(res, xaxis)

@@ -226,14 +226,10 @@ def render(inp: Inputs, card) -> None:
         stamp = inp.stamp(with_workload=False, **params)
         if clicked or state.get_result(TAB) is None:     # first visit of the mode: answer at once
             state.run_and_store(TAB, stamp, lambda: _run(inp, params))
-    res = state.get_result(TAB)
-    if res is None:
+    shown = w.shown_result(card, TAB, stamp, "Run SLA co-design")
+    if shown is None:
         return
-    note = w.stale_note(card, res["stamp"], stamp, "Run SLA co-design")
-    if "error" in res:
-        w.show_error(card, res["error"])
-        note()
-        return
+    res, note = shown
     _card(card, res, note)
     if res["outcome"].result.best is None:
         _nearest(card, res["outcome"].result)

@@ -131,11 +131,9 @@ def render(inp: Inputs) -> None:
     stamp = inp.stamp(objective=objective)
     if clicked or state.get_result(TAB) is None:     # first visit: answer at once
         state.run_and_store(TAB, stamp, lambda: _run(inp, objective))
-    res = state.get_result(TAB)
-    note = w.stale_note(card, res["stamp"], stamp, "Run explore")
-    if "error" in res:
-        w.show_error(card, res["error"])
-        note()
+    shown = w.shown_result(card, TAB, stamp, "Run explore")
+    if shown is None:
         return
+    res, note = shown
     _card(card, res, note)
     _details(res, top)

@@ -125,13 +125,9 @@ def render(inp: Inputs) -> None:
             state.run_and_store(TAB, stamp, lambda: _run(inp, params))
     else:
         stamp = None
-    res = state.get_result(TAB)
-    if res is None:
+    shown = w.shown_result(card, TAB, stamp, "Run serving search")
+    if shown is None:
         return
-    note = w.stale_note(card, res["stamp"], stamp, "Run serving search")
-    if "error" in res:
-        w.show_error(card, res["error"])
-        note()
-        return
+    res, note = shown
     _card(card, res, note)
     _details(res)

@@ -14,6 +14,7 @@ import streamlit as st
 
 from infersim.errors import InferSimError
 
+from . import state
 from .help import HELP
 
 
@@ -76,6 +77,20 @@ def stale_note(where, stored_stamp: str, current_stamp: str | None, what: str = 
         return lambda: None
     return lambda: where.warning(f"The inputs changed since this result was computed: it is shown until you "
                                  f"press **{what}**.", icon=":material/pause_circle:")
+
+
+def shown_result(where, tab: str, current_stamp: str | None, what: str):
+    """The tab's kept result and its stale-note callback, or None when there is nothing to show
+    (no run yet, or the run failed: its one-line error is shown, with the stale note)."""
+    res = state.get_result(tab)
+    if res is None:
+        return None
+    note = stale_note(where, res["stamp"], current_stamp, what)
+    if "error" in res:
+        show_error(where, res["error"])
+        note()
+        return None
+    return res, note
 
 
 # ----- messages -----------------------------------------------------------------------------------
