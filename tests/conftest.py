@@ -1,6 +1,9 @@
 """Shared fixtures: presets, an ideal hardware for hand calculations, random-config strategies."""
 from __future__ import annotations
 
+import builtins
+import os
+
 import pytest
 from hypothesis import strategies as st
 
@@ -84,3 +87,22 @@ def scenario(draw, model_names=MODEL_NAMES, hw_names=HW_NAMES):
         cp_placement=draw(st.sampled_from(CP_PLACEMENTS)),
         cp_ring_variant=draw(st.sampled_from((None,) + CP_RING_VARIANTS)), microbatches=micro)
     return model, hw, par, wl
+
+
+@pytest.fixture
+def touched(monkeypatch):
+    """Record every path the process opens or probes while the test runs (upload tests: content
+    must never be read as a server path)."""
+    seen: list[str] = []
+    real_open, real_exists, real_stat = builtins.open, os.path.exists, os.stat
+
+    def spy(real):
+        def wrapped(path, *args, **kwargs):
+            seen.append(os.fspath(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path))
+            return real(path, *args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(builtins, "open", spy(real_open))
+    monkeypatch.setattr(os.path, "exists", spy(real_exists))
+    monkeypatch.setattr(os, "stat", spy(real_stat))
+    return seen

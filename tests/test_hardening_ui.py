@@ -5,8 +5,6 @@ server file, and that the different messages for existing and missing paths reve
 exist. Here both uploads must give the same "malformed config.json" message and no file they
 name may be opened or even probed.
 """
-import builtins
-import os
 from importlib import resources
 
 import pytest
@@ -20,24 +18,6 @@ from streamlit.testing.v1 import AppTest
 APP = str(resources.files("infersim") / "ui" / "app.py")
 UPLOAD = "Upload config.json…"
 PRESET_JSON = resources.files("infersim") / "presets" / "models" / "llama-3.1-8b.json"
-
-
-@pytest.fixture
-def touched(monkeypatch, tmp_path):
-    """Record every path the process opens or probes while the test runs."""
-    seen: list[str] = []
-    real_open, real_exists, real_stat = builtins.open, os.path.exists, os.stat
-
-    def spy(real):
-        def wrapped(path, *args, **kwargs):
-            seen.append(os.fspath(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path))
-            return real(path, *args, **kwargs)
-        return wrapped
-
-    monkeypatch.setattr(builtins, "open", spy(real_open))
-    monkeypatch.setattr(os.path, "exists", spy(real_exists))
-    monkeypatch.setattr(os, "stat", spy(real_stat))
-    return seen
 
 
 def upload(content: bytes, name: str = "config.json") -> AppTest:

@@ -1,8 +1,6 @@
 """UI workflows through AppTest: pin from every tab and compare, open any row in Simulate,
 exports that re-run, and uploads that are parsed as content."""
-import builtins
 import json
-import os
 from importlib import resources
 
 import pytest
@@ -166,23 +164,6 @@ def test_malformed_export_upload_is_one_line(app):
     assert not app.exception
     assert errors(app) == ['x.json: not an infersim export (no "format": "infersim-export"); export one from '
                            "the UI's Download result (JSON)"]
-
-
-@pytest.fixture
-def touched(monkeypatch):
-    seen: list[str] = []
-    real_open, real_exists, real_stat = builtins.open, os.path.exists, os.stat
-
-    def spy(real):
-        def wrapped(path, *args, **kwargs):
-            seen.append(os.fspath(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path))
-            return real(path, *args, **kwargs)
-        return wrapped
-
-    monkeypatch.setattr(builtins, "open", spy(real_open))
-    monkeypatch.setattr(os.path, "exists", spy(real_exists))
-    monkeypatch.setattr(os, "stat", spy(real_stat))
-    return seen
 
 
 def _upload_hw(content: bytes, name: str):
