@@ -28,7 +28,7 @@ from .inputs import Inputs
 TAB = "codesign"
 MODES = ("one step (latency/throughput…)", "serving SLA (tokens per $ at TTFT/TPOT)")
 MAX_POINTS = 4000        # pairs drawn on the chart (all of them up to this; then best + a spread)
-#: objective → (column of JointScore.to_dict(), axis title)
+#: objective → (column of JointResult.to_pandas(), axis title)
 AXIS = {"latency": ("total_latency_ms", "latency (ms)"), "throughput": ("tokens_per_s", "throughput (tok/s)"),
         "throughput_per_pe": ("tokens_per_s_per_pe", "throughput per PE (tok/s/PE)"),
         "tok_s_per_usd": ("tokens_per_usd", "tokens per $ of TCO"),
@@ -56,10 +56,8 @@ def _frames(res) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     n = len(res.all_scores)
     idx = np.arange(n) if n <= MAX_POINTS else np.unique(np.concatenate(
         [np.arange(MAX_POINTS // 4), np.linspace(0, n - 1, MAX_POINTS - MAX_POINTS // 4).astype(int)]))
-    pts = pd.DataFrame([res.all_scores[int(i)].to_dict() for i in idx])
-    usd = pd.DataFrame([s.to_dict() for s in res.pareto_usd_scores])
-    cap = pd.DataFrame([s.to_dict() for s in res.pareto_scores])
-    return pts, usd, cap
+    pts = pd.DataFrame(res.all_scores.columns(idx))
+    return pts, res.to_pandas("pareto_usd"), res.to_pandas("pareto")
 
 
 def _run(inp: Inputs, depth: str, objective: str, design: str, grid: dict) -> dict:
@@ -215,7 +213,7 @@ def _downloads(res: dict) -> None:
     what = (f"the best pair of each of the {jr.n_hardware:,} hardware candidates ({n:,} rows) — of "
             f"{jr.total_joint:,} fitting pairs searched")
     w.download_csv(st, f"Download kept pairs (CSV, {n:,} rows)",
-                   lambda: pd.DataFrame([s.to_dict() for s in jr.all_scores.iter_transient()]).to_csv(index=False),
+                   lambda: jr.to_pandas("all").to_csv(index=False),
                    "infersim-codesign-pairs.csv", "dl_cd_csv", help=f"One row per kept pair: {what}.")
     st.caption(f"CSV: {what}.")
 
