@@ -28,6 +28,7 @@ import numpy as np
 
 from .auto_hardware import HardwareCandidate, enumerate_hardware
 from .codesign.answer import MIN_LEVER_GAIN, SHORT, fmt_price
+from .codesign.types import candidate_rows
 from .economics import Economics, pe_economics
 from .errors import choice, require
 from .hardware import KNOBS, HardwareSpec
@@ -172,8 +173,7 @@ class SLACodesignResult:
 
 def _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, progress):
     """Best deployment of every candidate (one SLA search each) with its per-PE economics."""
-    knobs = np.array([[getattr(c, k) for k in KNOBS] for c in cands], dtype=float)
-    topo = np.array([c.topology_of(base) for c in cands], dtype=np.int64)
+    knobs, topo = candidate_rows(cands, base)
     pe = pe_economics(knobs, topo, base, econ)
     out = []
     for i, c in enumerate(cands):

@@ -29,7 +29,7 @@ from ..errors import InferSimError
 from ..hardware import KNOBS
 from ..objectives import Objective, Perf, get_objective
 from .search import SweepContext, search_slice, topology_hw
-from .types import HardwareCandidate
+from .types import HardwareCandidate, candidate_rows
 
 SCAN = tuple(2 ** (j / 2) for j in range(1, 9))      # ×√2 … ×16
 REFINE_STEPS = 3
@@ -63,12 +63,6 @@ class Requirement:
     reached_value: float | None
 
 
-def _rows(cands: list[HardwareCandidate], ctx: SweepContext) -> tuple[np.ndarray, np.ndarray]:
-    knobs = np.array([[getattr(c, k) for k in KNOBS] for c in cands], dtype=float)
-    topo = np.array([c.topology_of(ctx.base_hw) for c in cands], dtype=np.int64)
-    return knobs, topo
-
-
 def _picks_two_stage(ctx: SweepContext, knobs: np.ndarray, topo: np.ndarray):
     """(latency, period, pes) of autosuggest's pick per row (NaN where nothing fits)."""
     out = np.full((len(knobs), 3), np.nan)
@@ -86,7 +80,7 @@ def point_values(ctx: SweepContext, econ: Economics, cands: list[HardwareCandida
                  two_stage: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(objective value, latency) of each candidate's pick; NaN where nothing fits."""
     ctx = replace(ctx, keep="best", top_k=1)
-    knobs, topo = _rows(cands, ctx)
+    knobs, topo = candidate_rows(cands, ctx.base_hw)
     if two_stage:
         lat, per, pes = _picks_two_stage(ctx, knobs, topo)
     else:
@@ -114,7 +108,7 @@ def sensitivity(ctx: SweepContext, econ: Economics, design: HardwareCandidate,
     if not math.isfinite(val[0]):
         raise InferSimError(f"design point {design.knobs()} fits no parallelism of "
                             f"{ctx.model.name} for this workload")
-    knobs, topo = _rows(cands, ctx)
+    knobs, topo = candidate_rows(cands, ctx.base_hw)
     capex = pe_economics(knobs, topo, ctx.base_hw, econ).capex_usd
     rows = []
     for j, k in enumerate(KNOBS):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from ..hardware import KNOBS, HardwareSpec
 from ..hardware_presets import GENERIC_SIP
 from ..parallel import Parallelism
@@ -101,3 +103,9 @@ class JointScore:
                 "tokens_per_j": self.tokens_per_j, "objective_value": self.objective_value}
 
 
+def candidate_rows(cands, base: HardwareSpec) -> tuple[np.ndarray, np.ndarray]:
+    """(knob rows (n, 6) in ``KNOBS`` order, topology rows (n, 3)) of candidates on ``base``: the
+    arrays the cost model and the economics take."""
+    knobs = np.array([[getattr(c, k) for k in KNOBS] for c in cands], dtype=float)
+    topo = np.array([c.topology_of(base) for c in cands], dtype=np.int64)
+    return knobs, topo
