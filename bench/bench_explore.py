@@ -16,8 +16,8 @@ from infersim import Workload, cost
 from infersim.auto_explore import CHUNK, auto_explore
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
-from infersim.parallel import concat
-from infersim.space import parallelism_space
+from infersim.search.space import parallelism_space
+from infersim.specs.parallel import concat
 
 
 def best_of(fn, repeat=7):

@@ -14,7 +14,7 @@ import time
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
 from infersim.serving import Request
-from infersim.sla import sla_search
+from infersim.serving.sla import sla_search
 
 
 def main() -> None:
@@ -41,8 +41,8 @@ def main() -> None:
 
 def bench_large_and_codesign() -> None:
     """The 64-PE generic SiP (72K serving rows for 70B) and the SLA co-design sweep on it."""
-    from infersim.serving_model import _TERMS
-    from infersim.sla_codesign import codesign_sla
+    from infersim.codesign.sla import codesign_sla
+    from infersim.serving.model import _TERMS
 
     model, hw, req = PRESETS["Llama 3.1 70B"].model, HW_PRESETS["Generic SiP (default)"], Request(2048, 512)
     _TERMS.clear()

@@ -24,9 +24,9 @@ import time
 import numpy as np
 
 from infersim.auto_hardware import joint_explore
-from infersim.hardware import KNOBS
 from infersim.hardware_presets import GENERIC_SIP
 from infersim.model_presets import PRESETS
+from infersim.specs.hardware import KNOBS
 
 MODEL = PRESETS["Llama 3.1 70B"].model
 CASES = ("local15k", "dask15k", "grid1m")

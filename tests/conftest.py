@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from infersim import HardwareSpec, Parallelism, Workload
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
-from infersim.parallel import (
+from infersim.runtime import Runtime
+from infersim.specs.parallel import (
     CP_PLACEMENTS,
     CP_RING_VARIANTS,
     FFN_SHARD_SCOPES,
@@ -19,7 +20,6 @@ from infersim.parallel import (
     valid_pp,
     valid_tp,
 )
-from infersim.runtime import Runtime
 
 #: No software overhead at all: with ``ideal_hw`` latency is pure speed of light.
 IDEAL_RT = Runtime("ideal", kernel_gap_ns=0.0, host_launch_ns=0.0, step_fixed_ns=0.0,

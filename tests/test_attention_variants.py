@@ -11,8 +11,9 @@ import pytest
 from infersim import InferSimWarning, ModelSpec, Parallelism, Workload, simulate
 from infersim.cost.pipeline import stage_layers
 from infersim.hardware_presets import get_hardware
-from infersim.model import DTYPE_BYTES
+from infersim.loaders.hf_model import model_from_hf_config
 from infersim.model_presets import get_model
+from infersim.specs.model import DTYPE_BYTES
 
 FIX = Path(__file__).parent / "fixtures" / "hf_configs"
 H100 = get_hardware("H100-SXM x8")
@@ -21,7 +22,7 @@ H100 = get_hardware("H100-SXM x8")
 def load(file: str) -> ModelSpec:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InferSimWarning)
-        return ModelSpec.from_hf_config(FIX / file)
+        return model_from_hf_config(FIX / file)
 
 
 def brute_pairs(kind: str, window: int, prefix: int, new: int) -> int:

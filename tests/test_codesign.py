@@ -16,9 +16,9 @@ from infersim.auto_hardware import (
     joint_explore,
 )
 from infersim.cli import main
-from infersim.hardware import KNOBS
 from infersim.hardware_presets import GENERIC_SIP
-from infersim.pareto import pareto_front
+from infersim.search.pareto import pareto_front
+from infersim.specs.hardware import KNOBS
 
 
 def test_enumeration_counts_and_cost_score():

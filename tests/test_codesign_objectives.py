@@ -11,12 +11,12 @@ from infersim import InferSimError, Workload
 from infersim.auto_explore import OBJECTIVES as EXPLORE_OBJECTIVES
 from infersim.auto_explore import auto_explore, objective_score
 from infersim.auto_hardware import HardwareCandidate, enumerate_hardware, joint_explore
+from infersim.codesign.economics import hardware_economics
 from infersim.codesign.search import static_terms
-from infersim.economics import hardware_economics
-from infersim.hardware import KNOBS
 from infersim.hardware_presets import GENERIC_SIP
 from infersim.model_presets import PRESETS
-from infersim.objectives import OBJECTIVES, Perf, get_objective
+from infersim.search.objectives import OBJECTIVES, Perf, get_objective
+from infersim.specs.hardware import KNOBS
 
 ALL = OBJECTIVES.names()
 GRID = {"bw_hbm_gbs": [1000, 4000], "peak_tflops_f16": [250, 1000], "pe_hbm_gb": [24, 96],

@@ -5,15 +5,15 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import IDEAL_RT, ideal_hw, scenario
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import IDEAL_RT, ideal_hw, scenario
 from infersim import InferSimError, Parallelism, Workload, cost, simulate
-from infersim.hardware import KNOBS
 from infersim.hardware_presets import HW_PRESETS
-from infersim.parallel import ParArrays
 from infersim.runtime import RUNTIMES
+from infersim.specs.hardware import KNOBS
+from infersim.specs.parallel import ParArrays
 
 # INFERSIM_HYPOTHESIS_EXAMPLES=2000 for a deeper local run; CI keeps the default
 SETTINGS = settings(max_examples=int(os.environ.get("INFERSIM_HYPOTHESIS_EXAMPLES", 150)),

@@ -7,7 +7,7 @@ import pytest
 
 from infersim import InferSimError
 from infersim.auto_hardware import joint_explore
-from infersim.economics import (
+from infersim.codesign.economics import (
     HOURS_PER_YEAR,
     NODES,
     PUBLISHED,
@@ -18,8 +18,8 @@ from infersim.economics import (
     pe_economics,
     published_part,
 )
-from infersim.hardware import KNOBS
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS
+from infersim.specs.hardware import KNOBS
 
 #: Silicon Analysts / Raymond James manufacturing-cost estimates (research, cost_model).
 COGS_USD = {"H100-SXM x8": 3320, "H200 x8": 4250, "B200 x8": 6400, "MI300X x8": 5300}

@@ -5,13 +5,14 @@ import json
 
 import numpy as np
 import pytest
-from conftest import ideal_hw
 
+from conftest import ideal_hw
 from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.auto_explore import auto_explore
 from infersim.autosuggest import autosuggest
 from infersim.cli import main
-from infersim.parallel import (
+from infersim.search.space import parallelism_space
+from infersim.specs.parallel import (
     CP_PLACEMENTS,
     CP_RING_VARIANTS,
     FFN_SHARD_SCOPES,
@@ -20,7 +21,6 @@ from infersim.parallel import (
     valid_pp,
     valid_tp,
 )
-from infersim.space import parallelism_space
 
 SMALL = dict(n_pes=4, cubes_per_sip=2, pe_hbm_gb=12.0)   # 8 PEs: 2 cubes of 4
 

@@ -6,11 +6,10 @@ import pytest
 
 from infersim import InferSimError, Parallelism
 from infersim.cli import main as cli_main
-from infersim.cli.common import parse_grid, parse_values
+from infersim.codesign.grid import parse_grid, parse_values
 from infersim.exports import Run, compute, dumps, read_export, rerun, to_export
-from infersim.hardware_files import MAX_HW_FILE_BYTES
-from infersim.hardware_presets import spec_from_text
-from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS
+from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS, spec_from_text
+from infersim.loaders.hardware_files import MAX_HW_FILE_BYTES
 
 H100 = HW_PRESETS["H100-SXM x8"]
 WL = {"mode": "decode", "s_kv": 8192, "batch": 16, "s_q": None}
@@ -106,8 +105,8 @@ def test_cli_rerun(llama8b, tmp_path, capsys):
 
 
 def test_codesign_sla_export_is_the_library_answer(llama8b):
+    from infersim.codesign.sla import codesign_sla, sla_answer_lines
     from infersim.serving import Request
-    from infersim.sla_codesign import codesign_sla, sla_answer_lines
 
     job = runs(llama8b)["codesign_sla"]
     out = compute(job)

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+
 from golden_cases import CASES
 from pin_goldens import PATH, record
 

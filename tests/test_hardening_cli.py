@@ -14,8 +14,8 @@ import pytest
 from infersim import InferSimError, InferSimWarning, Workload
 from infersim.cli import cmd_presets, main
 from infersim.cli.common import finite_float, int_in, output_file, positive_int
-from infersim.hardware import HardwareSpec
 from infersim.hardware_presets import GENERIC_SIP
+from infersim.specs.hardware import HardwareSpec
 
 DIGITS_400 = "9" * 400
 DIGITS_5000 = "9" * 5000          # beyond Python's int-to-str limit (4300 digits)

@@ -9,7 +9,8 @@ import warnings
 import pytest
 
 from infersim import InferSimError, InferSimWarning, ModelSpec
-from infersim.hf_read import MAX_CONFIG_BYTES
+from infersim.loaders.hf_model import model_from_hf_config
+from infersim.loaders.hf_read import MAX_CONFIG_BYTES
 
 LLAMA = {"model_type": "llama", "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
          "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 1000}
@@ -44,7 +45,7 @@ BAD_TEXT = {
 def test_bad_config_text_is_a_one_line_error(name):
     text, needle = BAD_TEXT[name]
     with pytest.raises(InferSimError) as exc:
-        ModelSpec.from_hf_config(text)
+        model_from_hf_config(text)
     assert needle in str(exc.value) and "\n" not in str(exc.value)
 
 
@@ -59,7 +60,7 @@ def test_bad_files_are_one_line_errors(tmp_path, monkeypatch):
              (big, "larger than 4 MiB")]
     for path, needle in cases:
         with pytest.raises(InferSimError, match=needle.replace("(", r"\(")):
-            ModelSpec.from_hf_config(str(path))
+            model_from_hf_config(str(path))
     unreadable = tmp_path / "config.json"
     unreadable.write_text(cfg())
 
@@ -67,20 +68,20 @@ def test_bad_files_are_one_line_errors(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr("builtins.open", deny)
     with pytest.raises(InferSimError, match="cannot read config.json .*Permission denied"):
-        ModelSpec.from_hf_config(str(unreadable))
+        model_from_hf_config(str(unreadable))
 
 
 def test_float8_torch_dtype_is_fp8_and_fp32_is_16_bit():
-    m = ModelSpec.from_hf_config(cfg(torch_dtype="float8_e4m3fn"))
+    m = model_from_hf_config(cfg(torch_dtype="float8_e4m3fn"))
     assert (m.weight_dtype, m.act_dtype, m.kv_dtype) == ("fp8", "fp8", "bf16")
-    assert ModelSpec.from_hf_config(cfg(torch_dtype="float32")).weight_dtype == "bf16"
+    assert model_from_hf_config(cfg(torch_dtype="float32")).weight_dtype == "bf16"
     gptj = {"model_type": "gptj", "n_embd": 256, "n_head": 4, "n_layer": 2, "vocab_size": 100,
             "torch_dtype": "float32"}                # GPT-era fp32 checkpoints are served in fp16
-    assert ModelSpec.from_hf_config(gptj).weight_dtype == "fp16"
+    assert model_from_hf_config(gptj).weight_dtype == "fp16"
 
 
 def test_dimension_caps_hold_for_direct_construction():
-    base = ModelSpec.from_hf_config(cfg()).to_dict()
+    base = model_from_hf_config(cfg()).to_dict()
     with pytest.raises(InferSimError, match="n_layers must be > 0 and <= 10,000"):
         ModelSpec(**{**base, "n_layers": 10**12})
     with pytest.raises(InferSimError, match="layer_types has 1 entries"):
@@ -97,7 +98,7 @@ def test_dimension_caps_hold_for_direct_construction():
 
 
 def test_interleaved_moe_placement_counts():
-    m = ModelSpec.from_hf_config(json.dumps({**QWEN_MOE, "num_hidden_layers": 5, "decoder_sparse_step": 2}))
+    m = model_from_hf_config(json.dumps({**QWEN_MOE, "num_hidden_layers": 5, "decoder_sparse_step": 2}))
     assert m.moe_layer_mask == (False, True, False, True, False)     # HF: (i + 1) % step == 0
     assert (m.n_moe_layers, m.n_dense_layers, m.ffn_hidden) == (2, 3, 512)
     dense = 3 * m.dense_ffn_params()
@@ -131,27 +132,27 @@ WARNS = {
 def test_each_warning_names_its_key(name):
     extra, needle = WARNS[name]
     with pytest.warns(InferSimWarning, match=needle):
-        ModelSpec.from_hf_config(cfg(**extra))
+        model_from_hf_config(cfg(**extra))
 
 
 def test_moe_placement_warnings():
     off = json.dumps({**QWEN_MOE, "model_type": "llama4_text", "num_local_experts": 8, "num_hidden_layers": 4,
                       "moe_layers": [0, 1, 3], "intermediate_size_mlp": 512})
     with pytest.warns(InferSimWarning, match="moe_layers lists 3 MoE layers"):
-        m = ModelSpec.from_hf_config(off)
+        m = model_from_hf_config(off)
     assert m.n_moe_layers == 3
     mid = json.dumps({**QWEN_MOE, "num_hidden_layers": 4, "mlp_only_layers": [2]})
     with pytest.warns(InferSimWarning, match=r"mlp_only_layers \[2\]"):
-        assert ModelSpec.from_hf_config(mid).n_dense_layers == 1
+        assert model_from_hf_config(mid).n_dense_layers == 1
 
 
 def test_unknown_model_type_lists_assumptions_and_unread_keys():
     with pytest.warns(InferSimWarning, match=r"unknown model_type 'falcon'.*gated FFN: False.*keys not read: alibi"):
-        ModelSpec.from_hf_config(cfg(model_type="falcon", alibi=True))
+        model_from_hf_config(cfg(model_type="falcon", alibi=True))
 
 
 def test_context_past_max_position_warns():
-    m = ModelSpec.from_hf_config(cfg(max_position_embeddings=4096))
+    m = model_from_hf_config(cfg(max_position_embeddings=4096))
     with pytest.warns(InferSimWarning, match="s_kv 1,000,000 exceeds .*4,096"):
         m.check_context(1_000_000)
     with warnings.catch_warnings():
@@ -206,11 +207,11 @@ def test_chunked_layers_without_a_chunk_size_warn():
     l4 = json.dumps({**QWEN_MOE, "model_type": "llama4_text", "num_local_experts": 8, "num_hidden_layers": 4,
                      "attention_chunk_size": None, "intermediate_size_mlp": 512})
     with pytest.warns(InferSimWarning, match="attention_chunk_size is not set"):
-        assert ModelSpec.from_hf_config(l4).layer_types == ()
+        assert model_from_hf_config(l4).layer_types == ()
 
 
 def test_with_dtypes_sets_experts_too_unless_told():
-    m = ModelSpec.from_hf_config(json.dumps({**QWEN_MOE, "quantization_config": {
+    m = model_from_hf_config(json.dumps({**QWEN_MOE, "quantization_config": {
         "quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}}))
     assert (m.weight_dtype, m.expert_dtype) == ("bf16", "mxfp4")
     assert m.with_dtypes(act="fp8").expert_dtype == "mxfp4"                # weight untouched
@@ -222,10 +223,10 @@ def test_with_dtypes_sets_experts_too_unless_told():
 
 def test_small_models_keep_family_patterns():
     """A 2-layer Gemma 3 / Llama 4 keeps the class's pattern (6 / 4) even though it is longer."""
-    g3 = ModelSpec.from_hf_config(cfg(model_type="gemma3_text", num_hidden_layers=2, head_dim=64,
+    g3 = model_from_hf_config(cfg(model_type="gemma3_text", num_hidden_layers=2, head_dim=64,
                                       sliding_window=512))
     assert g3.layer_types == ("sliding", "sliding") and g3.tied_embeddings
-    l4 = ModelSpec.from_hf_config(json.dumps({**QWEN_MOE, "model_type": "llama4_text", "num_local_experts": 8,
+    l4 = model_from_hf_config(json.dumps({**QWEN_MOE, "model_type": "llama4_text", "num_local_experts": 8,
                                               "num_hidden_layers": 2, "intermediate_size_mlp": 512,
                                               "shared_expert_intermediate_size": None}))
     assert l4.layer_types == ("chunked", "chunked") and l4.n_shared_experts == 1

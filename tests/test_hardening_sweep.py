@@ -14,7 +14,7 @@ from infersim.cli import main
 from infersim.codesign.grid import grid_axes, grid_size
 from infersim.codesign.search import SliceResult, run_range, static_terms
 from infersim.hardware_presets import GENERIC_SIP
-from infersim.space import parallelism_space
+from infersim.search.space import parallelism_space
 
 GRID_15K = {k: [v * m for m in (0.5, 0.75, 1.0, 1.5, 2.0)] for k, v in GENERIC_SIP.knobs().items()}
 

@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from infersim import InferSimError
-from infersim.model import MAX_CONFIG_BYTES, from_hf_config_text
+from infersim.loaders.hf_model import MAX_CONFIG_BYTES, model_from_hf_config_text
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
@@ -65,4 +65,4 @@ def test_bad_upload_content_is_one_message(content, needle):
     at = upload(content)
     assert len(at.error) == 1 and needle in at.error[0].value
     with pytest.raises(InferSimError, match=needle):
-        from_hf_config_text(content)
+        model_from_hf_config_text(content)

@@ -12,8 +12,7 @@ import yaml
 
 from infersim import HardwareSpec, InferSimError
 from infersim.cli import main
-from infersim.hardware_presets import read_hardware_file
-from infersim.hardware_presets import HW_PRESETS, MEASURED_MAX, resolve_hardware
+from infersim.hardware_presets import HW_PRESETS, MEASURED_MAX, read_hardware_file, resolve_hardware
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "mychip.toml"

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from infersim import InferSimWarning, ModelSpec
-from infersim.model import DTYPE_BYTES
+from infersim.loaders.hf_model import model_from_hf_config
 from infersim.model_presets import PRESETS
+from infersim.specs.model import DTYPE_BYTES
 
 FIX = Path(__file__).parent / "fixtures" / "hf_configs"
 INDEX = {e["file"]: e for e in json.loads((FIX / "INDEX.json").read_text())["configs"]}
@@ -18,7 +19,7 @@ COUNTED = [f for f, e in INDEX.items() if e["counted"]]
 def load(file: str) -> ModelSpec:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InferSimWarning)
-        return ModelSpec.from_hf_config(FIX / file)
+        return model_from_hf_config(FIX / file)
 
 
 def close(got: float, fig: dict) -> bool:
@@ -87,7 +88,7 @@ def test_gpt_oss_20b_mxfp4_experts():
 
 def test_llama4_scout_loads_the_published_file_unmodified():
     with pytest.warns(InferSimWarning, match="vision_config"):
-        m = ModelSpec.from_hf_config(FIX / "meta-llama__llama-4-scout-17b-16e-instruct.json")
+        m = model_from_hf_config(FIX / "meta-llama__llama-4-scout-17b-16e-instruct.json")
     assert (m.hidden, m.n_layers, m.n_experts, m.n_shared_experts, m.moe_ffn_hidden) == (5120, 48, 16, 1, 8192)
     assert m.n_moe_layers == 48 and m.ffn_hidden == 0
     # HF Llama4TextConfig: no_rope_layers[i] = (i + 1) % 4 != 0; RoPE layers attend in 8192-token chunks
@@ -150,8 +151,8 @@ def test_gemma2_loads_without_warnings():
     """Soft-capping, query_pre_attn_scalar, rope keys and cache_implementation change no cost."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", InferSimWarning)
-        ModelSpec.from_hf_config(FIX / "google__gemma-2-9b-it.json")
-        ModelSpec.from_hf_config(FIX / "openai__gpt-oss-20b.json")
+        model_from_hf_config(FIX / "google__gemma-2-9b-it.json")
+        model_from_hf_config(FIX / "openai__gpt-oss-20b.json")
 
 
 def test_fp4_dtype_bytes():

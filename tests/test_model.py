@@ -3,6 +3,7 @@ import json
 import pytest
 
 from infersim import InferSimError, ModelSpec
+from infersim.loaders.hf_model import model_from_hf_config
 from infersim.model_presets import PRESETS, get_model
 
 
@@ -26,9 +27,9 @@ def test_from_hf_config_sources_agree(tmp_path):
            "vocab_size": 128256}
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
-    a = ModelSpec.from_hf_config(cfg, name="x")
-    b = ModelSpec.from_hf_config(str(path), name="x")
-    c = ModelSpec.from_hf_config(json.dumps(cfg), name="x")
+    a = model_from_hf_config(cfg, name="x")
+    b = model_from_hf_config(str(path), name="x")
+    c = model_from_hf_config(json.dumps(cfg), name="x")
     assert a == b == c
     assert a.head_dim == 128 and a.gated_ffn and not a.tied_embeddings
     assert a.param_count() == PRESETS["Llama 3.1 8B"].model.param_count()
@@ -54,7 +55,7 @@ def test_qwen2_has_qkv_bias():
 ])
 def test_malformed_configs_are_one_line_errors(text, needle):
     with pytest.raises(InferSimError) as exc:
-        ModelSpec.from_hf_config(text)
+        model_from_hf_config(text)
     assert needle in str(exc.value)
     assert "\n" not in str(exc.value)
 

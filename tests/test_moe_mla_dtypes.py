@@ -1,15 +1,15 @@
 """MoE + expert parallel, MLA, quantized data types."""
 import numpy as np
 import pytest
-from conftest import IDEAL_RT, ideal_hw
 
+from conftest import IDEAL_RT, ideal_hw
 from infersim import Parallelism, Workload, cost, simulate
 from infersim.auto_explore import auto_explore
 from infersim.auto_hardware import joint_explore
+from infersim.cost.occupancy import busiest_rank_pairs
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
-from infersim.occupancy import busiest_rank_pairs
-from infersim.parallel import ParArrays
+from infersim.specs.parallel import ParArrays
 
 MOE = [n for n, p in PRESETS.items() if p.published_active_params]
 

@@ -2,9 +2,10 @@
 import pandas as pd
 import pytest
 
-from infersim import InferSimError, Parallelism, Workload, plots, simulate
+from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.auto_explore import auto_explore
 from infersim.hardware_presets import HW_PRESETS
+from infersim.report import plots
 from infersim.serving import Request, serve, sla_search
 
 H100 = HW_PRESETS["H100-SXM x8"]

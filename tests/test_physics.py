@@ -5,21 +5,17 @@ import os
 
 import numpy as np
 import pytest
-from conftest import IDEAL_RT, ideal_hw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import IDEAL_RT, ideal_hw
 from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.auto_explore import auto_explore
+from infersim.cost.occupancy import busiest_rank_experts, busiest_rank_pairs, expected_max_std_normal
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
-from infersim.occupancy import (
-    busiest_rank_experts,
-    busiest_rank_pairs,
-    expected_max_std_normal,
-)
-from infersim.parallel import valid_pp, valid_tp
 from infersim.runtime import RUNTIMES, Runtime
+from infersim.specs.parallel import valid_pp, valid_tp
 
 H100 = HW_PRESETS["H100-SXM x8"]
 GENERIC = HW_PRESETS["Generic SiP (default)"]
@@ -213,7 +209,7 @@ def test_collectives_reduce_in_16_bit(llama8b):
 def test_pass_q_prefill_rereads_kv_for_every_query(llama70b):
     """Pass-Q prefill: each rank's KV chunk is visited by all T queries, tile by tile."""
     from infersim import cost
-    from infersim.parallel import ParArrays
+    from infersim.specs.parallel import ParArrays
 
     wl = Workload("prefill", s_kv=32768)
     hw = ideal_hw(n_pes=8)

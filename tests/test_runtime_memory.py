@@ -7,13 +7,12 @@ import pytest
 
 from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.auto_explore import auto_explore
-from infersim.hardware_presets import read_hardware_file
-from infersim.hardware_presets import get_hardware
+from infersim.hardware_presets import get_hardware, read_hardware_file
 from infersim.model_presets import get_model
-from infersim.parallel import ParArrays
 from infersim.runtime import BOUNDS, RUNTIMES, get_runtime
 from infersim.serving import Request
-from infersim.sla import max_batch
+from infersim.serving.sla import max_batch
+from infersim.specs.parallel import ParArrays
 
 H100 = get_hardware("H100-SXM x8")
 

@@ -4,17 +4,17 @@ import json
 
 import numpy as np
 import pytest
-from conftest import IDEAL_RT, ideal_hw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import IDEAL_RT, ideal_hw
 from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.cli import main
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
-from infersim.parallel import KV_SHARD_MODES, ParArrays, valid_pp, valid_tp
 from infersim.serving import Request, evaluate_serving, serve
-from infersim.sla import best_disaggregated, kv_link, sla_search
+from infersim.serving.sla import best_disaggregated, kv_link, sla_search
+from infersim.specs.parallel import KV_SHARD_MODES, ParArrays, valid_pp, valid_tp
 
 H100 = HW_PRESETS["H100-SXM x8"]
 REQ = Request(isl=2048, osl=512)
@@ -175,13 +175,13 @@ def test_cli_serve_json_and_csv(tmp_path, capsys):
     assert main(["serve", "--batching", "bursty"]) == 2
 
 
-@pytest.mark.parametrize("module", ["infersim.sla", "infersim.serving"])
+@pytest.mark.parametrize("module", ["infersim.serving.sla", "infersim.serving"])
 def test_either_serving_module_imports_first(module):
     """sla builds on serving and serving re-exports sla's search: no import cycle either way."""
     import subprocess
     import sys
 
-    code = f"import {module}; from infersim.serving import sla_search; from infersim.sla import Request"
+    code = f"import {module}; from infersim.serving import sla_search; from infersim.serving.sla import Request"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
 
 

@@ -9,12 +9,12 @@ import pytest
 from infersim import InferSimError
 from infersim.auto_hardware import joint_explore
 from infersim.cli import main
-from infersim.economics import hardware_economics
+from infersim.codesign.economics import hardware_economics
+from infersim.codesign.sla import SLA_OBJECTIVES, codesign_sla
 from infersim.hardware_presets import get_hardware
 from infersim.model_presets import get_model
 from infersim.serving import Request
-from infersim.sla import sla_search
-from infersim.sla_codesign import SLA_OBJECTIVES, codesign_sla
+from infersim.serving.sla import sla_search
 
 H100 = get_hardware("H100-SXM x8")
 M8 = get_model("Llama 3.1 8B")

@@ -11,10 +11,20 @@ from infersim import Parallelism, Workload, simulate  # noqa: E402
 from infersim.auto_explore import auto_explore  # noqa: E402
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS  # noqa: E402
 from infersim.model_presets import PRESETS  # noqa: E402
-from infersim.fmt import fmt_time  # noqa: E402
-
-from ui_support import (TABS, card_text, charts, errors, first_child, frame, metric_values,  # noqa: E402
-                        new_app, open_tab, small_app, values)
+from infersim.report.fmt import fmt_time  # noqa: E402
+from ui_support import (  # noqa: E402
+    TABS,
+    card_text,
+    charts,
+    errors,
+    first_child,
+    frame,
+    metric_values,
+    new_app,
+    open_tab,
+    small_app,
+    values,
+)
 
 H100 = HW_PRESETS["H100-SXM x8"]
 L8B, L70B = PRESETS["Llama 3.1 8B"].model, PRESETS["Llama 3.1 70B"].model
@@ -131,9 +141,9 @@ def test_explore_objective_ranks_the_table(app):
 
 
 @pytest.mark.parametrize("tab, target, run_key", [
-    ("Explore", "infersim.auto_explore.auto_explore", "btn_ex_run"),
-    ("Co-design", "infersim.auto_hardware.joint_explore", "btn_cd_run"),
-    ("Serving", "infersim.sla.sla_search", "btn_sv_run"),
+    ("Explore", "infersim.search.auto_explore.auto_explore", "btn_ex_run"),
+    ("Co-design", "infersim.codesign.auto_hardware.joint_explore", "btn_cd_run"),
+    ("Serving", "infersim.serving.sla.sla_search", "btn_sv_run"),
 ])
 def test_sweeps_run_only_on_their_button(app, monkeypatch, tab, target, run_key):
     import importlib
@@ -330,15 +340,15 @@ def sla_app(grid: dict, **controls):
 
 
 def sla_ref(grid: dict, objective: str = "tok_s_per_usd", tpot_ms=20.0, ttft_ms=None):
+    from infersim.codesign.sla import codesign_sla
     from infersim.serving import Request
-    from infersim.sla_codesign import codesign_sla
 
     return codesign_sla(L8B, Request(1024, 256), ttft_ms=ttft_ms, tpot_ms=tpot_ms, depth="custom", custom=grid,
                         base_hw=H100, objective=objective)
 
 
 def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
-    from infersim.sla_codesign import sla_answer_lines
+    from infersim.codesign.sla import sla_answer_lines
 
     at = sla_app(SLA_GRID)
     assert not at.exception and not errors(at)
@@ -366,8 +376,8 @@ def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
 
 
 def test_sla_objective_drives_pick_axis_and_sensitivity():
-    from infersim.plots import SLA_AXIS
-    from infersim.sla_codesign import SLA_OBJECTIVES, sla_answer_lines
+    from infersim.codesign.sla import SLA_OBJECTIVES, sla_answer_lines
+    from infersim.report.plots import SLA_AXIS
 
     grid = {"peak_tflops_f16": [989.0, 1978.0, 3956.0], "bw_hbm_gbs": [3350.0, 6700.0]}
     at = sla_app(grid)
@@ -429,7 +439,7 @@ def test_sla_mode_impossible_sla_and_big_grid_are_stated():
 
 
 def test_sla_mode_runs_only_on_its_button(monkeypatch):
-    import infersim.sla_codesign as sla_codesign
+    from infersim.codesign import sla as sla_codesign
 
     calls, real = [], sla_codesign.codesign_sla
     monkeypatch.setattr(sla_codesign, "codesign_sla", lambda *a, **k: calls.append(1) or real(*a, **k))

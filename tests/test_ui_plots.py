@@ -8,11 +8,12 @@ import pytest
 
 pytest.importorskip("plotly")
 
-from infersim import Workload, plots  # noqa: E402
+from infersim import Workload
 from infersim.auto_explore import auto_explore  # noqa: E402
 from infersim.auto_hardware import joint_explore  # noqa: E402
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS  # noqa: E402
-from infersim.fmt import fmt_big, fmt_ms, fmt_pct, fmt_rate, fmt_time, time_unit  # noqa: E402
+from infersim.report import plots  # noqa: E402
+from infersim.report.fmt import fmt_big, fmt_ms, fmt_pct, fmt_rate, fmt_time, time_unit  # noqa: E402
 
 
 def test_explore_legend_shows_colour_per_tp_and_shape_per_cp(llama70b):
@@ -110,9 +111,9 @@ def test_human_formats():
 
 
 def test_sla_codesign_figures_hover_ties_and_misses():
+    from infersim.codesign.sla import KnobEffect, codesign_sla
     from infersim.model_presets import get_model
     from infersim.serving import Request
-    from infersim.sla_codesign import KnobEffect, codesign_sla
 
     h100 = HW_PRESETS["H100-SXM x8"]
     res = codesign_sla(get_model("Llama 3.1 8B"), Request(1024, 256), tpot_ms=20, depth="custom",

@@ -13,8 +13,7 @@ from infersim.cli import main as cli_main  # noqa: E402
 from infersim.exports import Run, compute, dumps, to_export  # noqa: E402
 from infersim.hardware_presets import HW_PRESETS  # noqa: E402
 from infersim.model_presets import PRESETS  # noqa: E402
-from infersim.fmt import fmt_time  # noqa: E402
-
+from infersim.report.fmt import fmt_time  # noqa: E402
 from ui_support import card_text, charts, errors, frame, metric_values, new_app, open_tab, small_app, values  # noqa: E402
 
 H100 = HW_PRESETS["H100-SXM x8"]
@@ -210,8 +209,8 @@ def sla_app():
 
 
 def sla_best():
+    from infersim.codesign.sla import codesign_sla
     from infersim.serving import Request
-    from infersim.sla_codesign import codesign_sla
 
     return codesign_sla(L8B, Request(1024, 256), tpot_ms=20, depth="custom", custom=SLA_GRID, base_hw=H100).best
 

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 from infersim.cli import main
-from infersim.data.measurements import ROWS, SOURCES
-from infersim.hardware_presets import EFF_BOUNDS, HW_PRESETS, MEASURED_MAX, TABLE_OF
+from infersim.hardware_presets import HW_PRESETS, MEASURED_MAX
 from infersim.runtime import BOUNDS, RUNTIMES
-from infersim.validate import (
+from infersim.specs.efficiency import EFF_BOUNDS, TABLE_OF
+from infersim.validation.data.measurements import ROWS, SOURCES
+from infersim.validation.validate import (
     MEASUREMENTS,
     PARAMS,
     _Case,

@@ -57,7 +57,7 @@ def codesign() -> nbf.NotebookNode:
              "from infersim.codesign.answer import answer_lines\n"
              "from infersim.model_presets import PRESETS\n"
              "from infersim.serving import Request\n"
-             "from infersim.sla_codesign import codesign_sla, sla_answer_lines\n\n"
+             "from infersim.codesign.sla import codesign_sla, sla_answer_lines\n\n"
              "model = PRESETS['Llama 3.1 70B'].model"),
         md("## 1. Latency of one decode step\n\n`balanced` tries every knob at 1× and 2× (64 candidates)."),
         code("res = joint_explore(model, s_kv=32768, mode='decode', depth='balanced', objective='latency')\n"

@@ -1,7 +1,7 @@
 """``python -m infersim``: the command-line interface."""
 import sys
 
-from .cli import main
+from infersim.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -27,12 +27,12 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
-from . import __version__
-from .errors import InferSimError, choice, require
-from .hardware import HardwareSpec
-from .model import ModelSpec
-from .parallel import Parallelism
-from .workload import Workload
+from infersim.errors import InferSimError, choice, require
+from infersim.specs.hardware import HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.parallel import Parallelism
+from infersim.specs.workload import Workload
+from infersim.version import __version__
 
 FORMAT = "infersim-export"
 FORMAT_VERSION = 1
@@ -108,7 +108,7 @@ def hardware_from_dict(d) -> HardwareSpec:
 # ----- the answers (the same lines in the UI, the export and the re-run) -------------------------
 def simulate_answer(model: ModelSpec, hw: HardwareSpec, r) -> list[str]:
     """The verdict; a config that does not fit gets no headline speed (it cannot run)."""
-    from .verdict import simulate_verdict
+    from infersim.verdict import simulate_verdict
 
     if r.fits:
         return simulate_verdict(model, hw, r)
@@ -120,7 +120,7 @@ def simulate_answer(model: ModelSpec, hw: HardwareSpec, r) -> list[str]:
 
 
 def _simulate(run: Run, progress) -> Outcome:
-    from .simulate import simulate
+    from infersim.simulate import simulate
 
     par = _build(Parallelism, run.inputs["parallelism"], "parallelism")
     r = simulate(run.model, run.hardware, par, run.workload(), runtime=run.runtime)
@@ -128,9 +128,9 @@ def _simulate(run: Run, progress) -> Outcome:
 
 
 def _explore(run: Run, progress) -> Outcome:
-    from .auto_explore import auto_explore
-    from .autosuggest import autosuggest
-    from .verdict import explore_verdict, simulate_verdict
+    from infersim.search.auto_explore import auto_explore
+    from infersim.search.autosuggest import autosuggest
+    from infersim.verdict import explore_verdict, simulate_verdict
 
     wl = run.workload()
     res = auto_explore(run.model, run.hardware, wl, objective=run.inputs["objective"],
@@ -144,8 +144,8 @@ def _explore(run: Run, progress) -> Outcome:
 
 
 def _codesign(run: Run, progress) -> Outcome:
-    from .auto_hardware import joint_explore
-    from .codesign.answer import answer_lines
+    from infersim.codesign.answer import answer_lines
+    from infersim.codesign.auto_hardware import joint_explore
 
     wl, inp = run.workload(), run.inputs
     res = joint_explore(run.model, s_kv=wl.s_kv, mode=wl.mode, batch=wl.batch, s_q=wl.s_q,
@@ -157,8 +157,8 @@ def _codesign(run: Run, progress) -> Outcome:
 
 
 def _serve(run: Run, progress) -> Outcome:
-    from .cli.cmd_serve import _answer
-    from .serving import Request, sla_search
+    from infersim.serving import Request, sla_search
+    from infersim.serving.answer import answer_lines
 
     inp = run.inputs
     request = _build(Request, inp["request"], "request")
@@ -166,12 +166,12 @@ def _serve(run: Run, progress) -> Outcome:
                    objective=inp["objective"], runtime=run.runtime, batching=inp["batching"],
                    chunk_tokens=inp["chunk_tokens"], batch_cap=inp["batch_cap"],
                    disaggregated=inp["disaggregated"])
-    return Outcome(r, _answer(r))
+    return Outcome(r, answer_lines(r))
 
 
 def _codesign_sla(run: Run, progress) -> Outcome:
-    from .serving import Request
-    from .sla_codesign import codesign_sla, sla_answer_lines
+    from infersim.codesign.sla import codesign_sla, sla_answer_lines
+    from infersim.serving import Request
 
     inp = run.inputs
     request = _build(Request, inp["request"], "request")
@@ -237,7 +237,7 @@ def dumps(export: dict) -> str:
 
 def read_export(text: str | bytes, where: str = "export") -> tuple[Run, dict]:
     """(Run, the export dict) from an export file's text; one-line errors naming ``where``."""
-    from .files import decode_capped
+    from infersim.loaders.files import decode_capped
 
     if isinstance(text, bytes):
         text = decode_capped(text, MAX_EXPORT_BYTES, where, "export file")

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import cost
-from .hardware import HardwareSpec
-from .model import ModelSpec
-from .parallel import ParArrays, Parallelism
-from .runtime import get_runtime
-from .workload import Workload
+from infersim import cost
+from infersim.specs.hardware import HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.parallel import Parallelism, ParArrays
+from infersim.specs.runtime import get_runtime
+from infersim.specs.workload import Workload
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class SimResult:
     def to_pandas(self, table: str = "breakdown"):
         """``breakdown`` (component, time_ms, share_pct), ``ops`` (operator, time_us, gflop,
         hbm_mb, flop_per_byte) or ``memory`` (part, gb) as a DataFrame."""
-        from .frames import frame
+        from infersim.report.frames import frame
 
         if table == "breakdown":
             return frame([{"component": k, "time_ms": v / 1e6, "share_pct": 100 * v / self.total_latency_ns}
@@ -84,14 +84,14 @@ class SimResult:
                           for n, t in self.op_times_ns.items()])
         if table == "memory":
             return frame([{"part": k, "gb": v / 1e9} for k, v in self.mem_breakdown_bytes.items()])
-        from .errors import choice
+        from infersim.errors import choice
         choice("table", table, ("breakdown", "ops", "memory"))
 
     def plot(self, kind: str = "breakdown", hw=None):
         """``breakdown`` bar, ``memory`` bar or ``roofline`` (needs ``hw``) as a Plotly figure."""
-        from . import plots
-        from .fmt import fmt_time
-        from .errors import choice, require
+        from infersim.errors import choice, require
+        from infersim.report import plots
+        from infersim.report.fmt import fmt_time
 
         choice("kind", kind, ("breakdown", "memory", "roofline"))
         if kind == "memory":
@@ -106,7 +106,7 @@ class SimResult:
 def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Workload,
              runtime=None) -> SimResult:
     """Latency, breakdown and memory of one configuration (see :mod:`infersim.cost`);
-    ``runtime`` is a name from ``infersim.runtime.RUNTIMES``, a ``Runtime`` or None (default)."""
+    ``runtime`` is a name from ``infersim.specs.runtime.RUNTIMES``, a ``Runtime`` or None (default)."""
     rt = get_runtime(runtime)
     par.validate(model, hw, workload)
     arrays = ParArrays.from_configs([par], workload)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cost
-from .fmt import fmt_time
-from .hardware import KNOBS, HardwareSpec
-from .model import ModelSpec
-from .parallel import ParArrays
-from .simulate import SimResult
+from infersim import cost
+from infersim.report.fmt import fmt_time
+from infersim.simulate import SimResult
+from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.parallel import ParArrays
 
 KNOB_WORDS = {"pe_hbm_gb": "HBM capacity", "bw_hbm_gbs": "HBM bandwidth", "peak_tflops_f16": "peak FLOPs",
               "bw_intra_gbs": "intra-cube link bandwidth", "bw_inter_gbs": "inter-cube link bandwidth",

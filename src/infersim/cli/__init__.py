@@ -1,5 +1,7 @@
 """Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,validate,ui,rerun}``
 (``--json`` on each). One module per command (``cmd_*.py``), shared pieces in ``common.py``.
+A front end: it may import anything of infersim except :mod:`infersim.ui` (a sibling); nothing
+imports it but ``python -m infersim``.
 
 What the user sees on stderr, always one line:
 
@@ -18,10 +20,19 @@ import os
 import sys
 import warnings
 
-from ..errors import InferSimError, InferSimWarning
-from . import (cmd_codesign, cmd_explore, cmd_presets, cmd_rerun, cmd_serve, cmd_simulate, cmd_ui,
-               cmd_validate)
-from .common import ArgumentParser, console, fmt_gb, fmt_ns, one_line, parse_grid  # noqa: F401  (public helpers)
+from infersim.cli import (
+    cmd_codesign,
+    cmd_explore,
+    cmd_presets,
+    cmd_rerun,
+    cmd_serve,
+    cmd_simulate,
+    cmd_ui,
+    cmd_validate,
+)
+from infersim.cli.common import ArgumentParser, console, fmt_gb, fmt_ns, one_line  # noqa: F401  (public helpers)
+from infersim.codesign.grid import parse_grid  # noqa: F401  (public helper)
+from infersim.errors import InferSimError, InferSimWarning
 
 COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_serve, cmd_validate, cmd_ui,
                    cmd_rerun)

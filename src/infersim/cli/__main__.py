@@ -1,6 +1,6 @@
 """``python -m infersim.cli``."""
 import sys
 
-from . import main
+from infersim.cli import main
 
 sys.exit(main())

@@ -7,11 +7,8 @@ import math
 
 from rich.table import Table
 
-from ..codesign.answer import SHORT, answer_lines, fmt_usd
-from ..errors import require
-from ..objectives import OBJECTIVES, get_objective
-from .codesign_sla import run_sla
-from .common import (
+from infersim.cli.codesign_sla import run_sla
+from infersim.cli.common import (
     add_hw_args,
     add_model_args,
     add_runtime_arg,
@@ -23,11 +20,15 @@ from .common import (
     load_hardware,
     load_model,
     output_file,
-    parse_grid,
     positive_int,
     progress_bar,
     write_csv,
 )
+from infersim.codesign.answer import SHORT, answer_lines, fmt_usd
+from infersim.codesign.grid import parse_grid
+from infersim.errors import require
+from infersim.search.objectives import OBJECTIVES, get_objective
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("codesign", help="hardware co-design sweep: answer, Pareto frontier, sensitivity")
@@ -100,7 +101,7 @@ def _summary(args, model, base, res, ans) -> dict:
 
 
 def run(args) -> int:
-    from ..auto_hardware import enumerate_hardware, joint_explore
+    from infersim.codesign.auto_hardware import enumerate_hardware, joint_explore
 
     model = load_model(args)
     base = load_hardware(args)
@@ -144,7 +145,7 @@ def run(args) -> int:
 
 
 def _print_pareto(res) -> None:
-    from ..hardware import KNOBS
+    from infersim.specs.hardware import KNOBS
 
     t = Table(title=f"Pareto frontier: {res.objective} vs system cost ($) ({len(res.pareto_usd_scores)} "
                     f"points; on {res.objective} vs cost_score: {len(res.pareto_scores)} points)")

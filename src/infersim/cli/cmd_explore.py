@@ -3,9 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..errors import InferSimError
-from ..objectives import OBJECTIVES
-from .common import (
+from infersim.cli.common import (
     add_hw_args,
     add_model_args,
     add_runtime_arg,
@@ -21,6 +19,8 @@ from .common import (
     progress_bar,
     write_csv,
 )
+from infersim.errors import InferSimError
+from infersim.search.objectives import OBJECTIVES
 
 
 def add_parser(sub) -> None:
@@ -41,8 +41,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..auto_explore import auto_explore
-    from ..autosuggest import autosuggest
+    from infersim.search.auto_explore import auto_explore
+    from infersim.search.autosuggest import autosuggest
 
     model, hw = load_model(args), load_hardware(args)
     wl = load_workload(args, model)
@@ -52,7 +52,7 @@ def run(args) -> int:
         raise InferSimError(f"no parallelism of {model.name} fits {hw.name} for this workload "
                             f"({res.n_valid} valid configs tried)")
     sug = autosuggest(model, hw, wl, runtime=args.runtime)
-    from ..verdict import explore_verdict, simulate_verdict
+    from infersim.verdict import explore_verdict, simulate_verdict
 
     answer = explore_verdict(res, sug) + simulate_verdict(model, hw, res.best_result)[1:]
     rows = res.rows(args.top)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..hardware_presets import HW_PRESETS
-from ..model_presets import PRESETS
-from .common import console, emit_json
+from infersim.cli.common import console, emit_json
+from infersim.presets.hardware_presets import HW_PRESETS
+from infersim.presets.model_presets import PRESETS
 
 
 def add_parser(sub) -> None:
@@ -24,8 +24,7 @@ def _fmt(value) -> str:
 
 def show_hardware(ref: str, as_json: bool) -> int:
     """Every HardwareSpec field of ``ref`` with its value and origin."""
-    from ..hardware_presets import read_hardware_file
-    from ..hardware_presets import get_hardware, is_hardware_file
+    from infersim.presets.hardware_presets import get_hardware, is_hardware_file, read_hardware_file
 
     if is_hardware_file(ref):
         spec, origin = read_hardware_file(ref)

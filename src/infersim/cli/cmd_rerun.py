@@ -2,7 +2,7 @@
 and say whether the answer is the same."""
 from __future__ import annotations
 
-from .common import console, emit_json
+from infersim.cli.common import console, emit_json
 
 
 def add_parser(sub) -> None:
@@ -15,9 +15,9 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import os
 
-    from ..exports import MAX_EXPORT_BYTES, rerun, to_export
-    from ..files import read_text_capped
-    from ..errors import InferSimError
+    from infersim.errors import InferSimError
+    from infersim.exports import MAX_EXPORT_BYTES, rerun, to_export
+    from infersim.loaders.files import read_text_capped
 
     if not os.path.isfile(args.export):
         raise InferSimError(f"export file not found: {args.export}")

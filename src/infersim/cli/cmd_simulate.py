@@ -3,15 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..parallel import (
-    CP_PLACEMENTS,
-    CP_RING_VARIANTS,
-    FFN_SHARD_SCOPES,
-    KV_SHARD_MODES,
-    TP_PLACEMENTS,
-    Parallelism,
-)
-from .common import (
+from infersim.cli.common import (
     MAX_DEGREE,
     add_hw_args,
     add_model_args,
@@ -25,6 +17,14 @@ from .common import (
     load_model,
     load_workload,
     positive_int,
+)
+from infersim.specs.parallel import (
+    CP_PLACEMENTS,
+    CP_RING_VARIANTS,
+    FFN_SHARD_SCOPES,
+    KV_SHARD_MODES,
+    TP_PLACEMENTS,
+    Parallelism,
 )
 
 
@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..simulate import simulate
+    from infersim.simulate import simulate
 
     model, hw = load_model(args), load_hardware(args)
     wl = load_workload(args, model)
@@ -56,7 +56,7 @@ def run(args) -> int:
                       tp_placement=args.tp_placement, cp_placement=args.cp_placement,
                       cp_ring_variant=args.cp_ring_variant)
     r = simulate(model, hw, par, wl, runtime=args.runtime)
-    from ..verdict import simulate_verdict
+    from infersim.verdict import simulate_verdict
 
     answer = simulate_verdict(model, hw, r)
     if args.json:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import InferSimError
-from .common import console, emit_json, int_in
+from infersim.cli.common import console, emit_json, int_in
+from infersim.errors import InferSimError
 
 
 def add_parser(sub) -> None:
@@ -20,7 +20,7 @@ def run(args) -> int:
     from importlib import resources
 
     try:
-        import streamlit  # noqa: F401
+        import streamlit
     except ImportError:
         raise InferSimError("the UI needs the 'ui' extra: pip install 'infersim[ui]'") from None
     app = str(resources.files("infersim") / "ui" / "app.py")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from .common import console, emit_json, output_file
+from infersim.cli.common import console, emit_json, output_file
 
 
 def add_parser(sub) -> None:
@@ -17,9 +17,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..validate import run_validation, write_docs
-
-    from ..validate_serving import run_serving_validation
+    from infersim.validation.serving import run_serving_validation
+    from infersim.validation.validate import run_validation, write_docs
 
     rep = run_validation(refit=args.refit)
     serving = run_serving_validation()

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..codesign.answer import SHORT, fmt_usd
-from ..hardware import KNOBS
-from ..serving import Request
-from ..sla_codesign import SLA_OBJECTIVES, codesign_sla, sla_answer_lines
-from .common import console, emit_json, progress_bar
+from infersim.cli.common import console, emit_json, progress_bar
+from infersim.codesign.answer import SHORT, fmt_usd
+from infersim.codesign.sla import SLA_OBJECTIVES, codesign_sla, sla_answer_lines
+from infersim.serving import Request
+from infersim.specs.hardware import KNOBS
 
 TOP_ROWS = 15
 

@@ -11,14 +11,14 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from ..fmt import fmt_gb, fmt_time  # noqa: F401  (fmt_gb: shared with the commands)
-
-from ..errors import InferSimError, require, short_repr, warn
-from ..hardware import MAX_PES, HardwareSpec
-from ..hardware_presets import DEFAULT_HW, resolve_hardware
-from ..model import ModelSpec
-from ..model_presets import DEFAULT_MODEL, get_model
-from ..workload import MAX_TOKENS, MODES, Workload
+from infersim.errors import InferSimError, require, short_repr, warn
+from infersim.loaders.hf_model import model_from_hf_config
+from infersim.presets.hardware_presets import DEFAULT_HW, resolve_hardware
+from infersim.presets.model_presets import DEFAULT_MODEL, get_model
+from infersim.report.fmt import fmt_gb, fmt_time  # noqa: F401  (fmt_gb: shared with the commands)
+from infersim.specs.hardware import MAX_PES, HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.workload import MAX_TOKENS, MODES, Workload
 
 # wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there)
 console = Console(width=None if sys.stdout.isatty() else 150)
@@ -121,7 +121,7 @@ def add_hw_args(p: argparse.ArgumentParser, help: str = "hardware") -> None:
 
 
 def add_runtime_arg(p: argparse.ArgumentParser) -> None:
-    from ..runtime import DEFAULT_RUNTIME, RUNTIMES
+    from infersim.specs.runtime import DEFAULT_RUNTIME, RUNTIMES
 
     p.add_argument("--runtime", default=DEFAULT_RUNTIME,
                    help=f"software runtime: {', '.join(RUNTIMES)} (default {DEFAULT_RUNTIME}): "
@@ -134,7 +134,7 @@ def load_model(args) -> ModelSpec:
     if args.config:
         if args.model is not None:
             warn(f"--config {args.config} is used; --model {args.model!r} is ignored")
-        model = ModelSpec.from_hf_config(args.config)
+        model = model_from_hf_config(args.config)
     else:
         model = get_model(args.model or DEFAULT_MODEL)
     if (args.weight_dtype, args.kv_dtype, args.act_dtype) != (None, None, None):
@@ -206,38 +206,3 @@ def progress_bar(description: str, quiet: bool):
             return self.p.__exit__(*exc)
 
     return _Bar()
-
-
-# "1,000" or "4,096": a 1-3 digit number, a comma, then three digits starting with 0 — nobody
-# writes "000" or "096" as a grid value, so this is a thousands separator, not two values
-_THOUSANDS = re.compile(r"(?<![\d.])\d{1,3},0\d\d(?![\d.])")
-
-
-def parse_values(text: str, name: str, option: str = "--grid") -> list[float]:
-    """Comma-separated numbers (``"1000, 2000,4e3"``); a thousands separator (``"1,000"``)
-    would silently read as two values, so it is an error that says how to write the number."""
-    m = _THOUSANDS.search(text)
-    if m:
-        raise InferSimError(f"bad {option} values for {name!r}: {m.group(0)!r} looks like a thousands "
-                            f"separator, but commas separate values; write {m.group(0).replace(',', '')}")
-    try:
-        return [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise InferSimError(f"bad {option} values for {name!r}: {text!r}") from None
-
-
-def parse_grid(text: str | None, option: str = "--grid") -> dict[str, list[float]] | None:
-    """``--grid "bw_hbm_gbs=2000,4000;peak_tflops_f16=500,1000"`` → {knob: [values]}; a knob
-    named twice is an error (the second list would silently replace the first)."""
-    if not text:
-        return None
-    grid: dict[str, list[float]] = {}
-    for part in filter(None, (p.strip() for p in text.split(";"))):
-        key, sep, vals = part.partition("=")
-        key = key.strip()
-        if not sep:
-            raise InferSimError(f"bad {option} entry {part!r}; expected knob=v1,v2,...")
-        if key in grid:
-            raise InferSimError(f"{option} names {key} twice; give each knob once, e.g. {key}=1,2,3")
-        grid[key] = parse_values(vals, key, option)
-    return grid

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import math
 
-from ..cost import BOUND_GROUPS
-from ..fmt import fmt_price, fmt_time, fmt_usd  # noqa: F401  (re-exported for the CLI)
-from ..objectives import get_objective
-from ..simulate import simulate
+from infersim.cost import BOUND_GROUPS
+from infersim.report.fmt import fmt_price, fmt_time, fmt_usd  # noqa: F401  (re-exported for the CLI)
+from infersim.search.objectives import get_objective
+from infersim.simulate import simulate
 
 SHORT = {"pe_hbm_gb": "HBM GB", "bw_hbm_gbs": "HBM GB/s", "peak_tflops_f16": "TFLOPS",
          "bw_intra_gbs": "intra", "bw_inter_gbs": "inter", "bw_intersip_gbs": "SiP"}
@@ -14,7 +14,7 @@ MIN_LEVER_GAIN = 0.005     # below +0.5% a knob is not worth naming
 
 
 def answer(res) -> dict:
-    """A :class:`~infersim.auto_hardware.JointResult`'s recommendation as a plain dict."""
+    """A :class:`~infersim.codesign.auto_hardware.JointResult`'s recommendation as a plain dict."""
     b, ctx = res.best, res.context
     sim = simulate(ctx.model, b.hw.to_hardware(ctx.base_hw), b.par, res.workload, ctx.runtime)
     total = sim.total_latency_ns

@@ -1,6 +1,6 @@
 """Candidate grids: the depths' multiplier grids and validated custom grids, as flat arrays.
 
-A grid is one value list (axis) per knob: the six per-PE knobs (:data:`~infersim.hardware.KNOBS`)
+A grid is one value list (axis) per knob: the six per-PE knobs (:data:`~infersim.specs.hardware.KNOBS`)
 and, in custom grids, the system-size knobs (:data:`TOPOLOGY_KNOBS`). Candidates are the
 Cartesian product in ``itertools.product`` order (first knob slowest). Sweeps generate the rows
 of a range of candidates from the axes when they need them (:func:`rows_at`: ``knob_rows``
@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InferSimError, choice, require
-from ..hardware import KNOBS
-from .types import TOPOLOGY_KNOBS
+from infersim.codesign.types import TOPOLOGY_KNOBS
+from infersim.errors import InferSimError, choice, require
+from infersim.specs.hardware import KNOBS
 
 DEPTHS = ("two_stage", "balanced", "coarse", "custom")
 _MULTIPLIERS = {"two_stage": (1.0,), "balanced": (1.0, 2.0), "coarse": (0.5, 1.0, 2.0)}
@@ -98,3 +99,38 @@ def rows_at(axes: list[list], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def grid_rows(axes: list[list]) -> tuple[np.ndarray, np.ndarray]:
     """Every candidate's rows (see :func:`rows_at`)."""
     return rows_at(axes, np.arange(grid_size(axes)))
+
+
+# "1,000" or "4,096": a 1-3 digit number, a comma, then three digits starting with 0 — nobody
+# writes "000" or "096" as a grid value, so this is a thousands separator, not two values
+_THOUSANDS = re.compile(r"(?<![\d.])\d{1,3},0\d\d(?![\d.])")
+
+
+def parse_values(text: str, name: str, option: str = "--grid") -> list[float]:
+    """Comma-separated numbers (``"1000, 2000,4e3"``); a thousands separator (``"1,000"``)
+    would silently read as two values, so it is an error that says how to write the number."""
+    m = _THOUSANDS.search(text)
+    if m:
+        raise InferSimError(f"bad {option} values for {name!r}: {m.group(0)!r} looks like a thousands "
+                            f"separator, but commas separate values; write {m.group(0).replace(',', '')}")
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InferSimError(f"bad {option} values for {name!r}: {text!r}") from None
+
+
+def parse_grid(text: str | None, option: str = "--grid") -> dict[str, list[float]] | None:
+    """``--grid "bw_hbm_gbs=2000,4000;peak_tflops_f16=500,1000"`` → {knob: [values]}; a knob
+    named twice is an error (the second list would silently replace the first)."""
+    if not text:
+        return None
+    grid: dict[str, list[float]] = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        key, sep, vals = part.partition("=")
+        key = key.strip()
+        if not sep:
+            raise InferSimError(f"bad {option} entry {part!r}; expected knob=v1,v2,...")
+        if key in grid:
+            raise InferSimError(f"{option} names {key} twice; give each knob once, e.g. {key}=1,2,3")
+        grid[key] = parse_values(vals, key, option)
+    return grid

@@ -6,7 +6,7 @@ Slices come back as flat arrays and are assembled with NumPy (no per-pair Python
 so the same index always gives the same object (``pareto_scores`` items are ``all_scores``
 items) while a 10^6-candidate sweep holds ~100 bytes per kept pair.
 
-Economics per pair (see :mod:`infersim.economics`): ``system_cost_usd = pes · capex per PE``,
+Economics per pair (see :mod:`infersim.codesign.economics`): ``system_cost_usd = pes · capex per PE``,
 ``system_power_w = pes · system W per PE``, ``tco_usd_per_h = pes · TCO per PE-hour``.
 """
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import Iterator
 
 import numpy as np
 
-from ..economics import Economics, pe_economics
-from ..hardware import KNOBS
-from ..objectives import Objective, Perf
-from ..pareto import pareto_front
-from .search import SliceResult, SweepContext, static_terms, topology_hw
-from .grid import rows_at
-from .types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
+from infersim.codesign.economics import Economics, pe_economics
+from infersim.codesign.grid import rows_at
+from infersim.codesign.search import SliceResult, SweepContext, static_terms, topology_hw
+from infersim.codesign.types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
+from infersim.search.objectives import Objective, Perf
+from infersim.search.pareto import pareto_front
+from infersim.specs.hardware import KNOBS
 
 _COLUMNS = ("cand", "config", "pes", "latency_ns", "period_ns", "mem_bytes", "cost_score",
             "tokens_per_s", "system_cost_usd", "system_power_w", "tco_usd_per_h", "objective_value")

@@ -35,15 +35,15 @@ from typing import Callable
 
 import numpy as np
 
-from .. import cost
-from ..hardware import KNOBS, HardwareSpec
-from ..model import ModelSpec
-from ..objectives import Objective, get_objective
-from ..runtime import Runtime
-from ..space import parallelism_space
-from ..workload import Workload
-from .grid import grid_size, rows_at
-from .types import TOPOLOGY_KNOBS
+from infersim import cost
+from infersim.codesign.grid import grid_size, rows_at
+from infersim.codesign.types import TOPOLOGY_KNOBS
+from infersim.search.objectives import Objective, get_objective
+from infersim.search.space import parallelism_space
+from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.runtime import Runtime
+from infersim.specs.workload import Workload
 
 K_SHORTLIST = 8        # configs per (peak, bw) pair in the shortlist
 ROWS_PER_BLOCK = 1024  # candidates per evaluation block (and per progress call)

@@ -23,13 +23,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..autosuggest import autosuggest
-from ..economics import Economics, pe_economics
-from ..errors import InferSimError
-from ..hardware import KNOBS
-from ..objectives import Objective, Perf, get_objective
-from .search import SweepContext, search_slice, topology_hw
-from .types import HardwareCandidate, candidate_rows
+from infersim.codesign.economics import Economics, pe_economics
+from infersim.codesign.search import SweepContext, search_slice, topology_hw
+from infersim.codesign.types import HardwareCandidate, candidate_rows
+from infersim.errors import InferSimError
+from infersim.search.autosuggest import autosuggest
+from infersim.search.objectives import Objective, Perf, get_objective
+from infersim.specs.hardware import KNOBS
 
 SCAN = tuple(2 ** (j / 2) for j in range(1, 9))      # ×√2 … ×16
 REFINE_STEPS = 3

@@ -6,9 +6,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..hardware import KNOBS, HardwareSpec
-from ..hardware_presets import GENERIC_SIP
-from ..parallel import Parallelism
+from infersim.presets.hardware_presets import GENERIC_SIP
+from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.parallel import Parallelism
 
 _HW_KNOB_DEFAULTS: dict[str, float] = GENERIC_SIP.knobs()
 #: System-size knobs a custom grid may add (None on a candidate: the base hardware's value).
@@ -62,7 +62,7 @@ class JointScore:
     """One (hardware, parallelism) pair: latency, steady-state period and throughput, and the
     cost and power of the ``pes`` PEs it uses (``system_cost_usd`` capex, ``system_power_w``
     system power, ``tco_usd_per_h`` amortised capex + energy per hour of service; see
-    :mod:`infersim.economics`); ``objective_value`` is the run's objective in its unit."""
+    :mod:`infersim.codesign.economics`); ``objective_value`` is the run's objective in its unit."""
 
     hw: HardwareCandidate
     par: Parallelism

@@ -1,4 +1,4 @@
-"""The cost model: one vectorized implementation, evaluated over arrays of configurations.
+"""Layer 4, the cost model: one vectorized implementation, evaluated over arrays of configurations.
 
 Two stages, so that a co-design sweep pays for the configuration-dependent work once:
 
@@ -19,26 +19,38 @@ applies the hardware's efficiencies. The formulas are in each block's docstring.
 
 Each operator costs ``max(flops/(peak·rate·eff_c), bytes/(bw·eff_m))``; operators whose compute
 term dominates count as "compute", the others as "hbm" in the breakdown. The runtime
-(:mod:`infersim.runtime`) prices the kernel launches at evaluation; the pipeline turns one
+(:mod:`infersim.specs.runtime`) prices the kernel launches at evaluation; the pipeline turns one
 micro-batch's traversal and the slowest stage into latency and throughput (:mod:`.evaluate`).
+
+May import: :mod:`infersim.specs` and :mod:`infersim.errors` (collectives and expert occupancy
+are part of this layer). Everything that predicts a time builds on it; it imports nothing above.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import collectives as coll
-from ..hardware import KNOBS, HardwareSpec
-from ..model import ModelSpec
-from ..parallel import ParArrays
-from ..workload import Workload
-from .attention import attention
-from .evaluate import bound_of, evaluate, knob_values
-from .ffn import dense_ffn
-from .geometry import Geometry, geometry
-from .head import head
-from .moe import moe
-from .pipeline import memory_per_pe, pipeline, stage_shares
-from .terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, RUNTIME_COMPONENTS, Block, Op, Terms
+from infersim.cost import collectives as coll
+from infersim.cost.attention import attention
+from infersim.cost.evaluate import bound_of, evaluate, knob_values
+from infersim.cost.ffn import dense_ffn
+from infersim.cost.geometry import Geometry, geometry
+from infersim.cost.head import head
+from infersim.cost.moe import moe
+from infersim.cost.pipeline import memory_per_pe, pipeline, stage_shares
+from infersim.cost.terms import (
+    BOUND_GROUPS,
+    COMM_COMPONENTS,
+    COMPONENTS,
+    KINDS,
+    RUNTIME_COMPONENTS,
+    Block,
+    Op,
+    Terms,
+)
+from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.parallel import ParArrays
+from infersim.specs.workload import Workload
 
 
 def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import collectives as coll
-from ..model import ModelSpec
-from .geometry import Geometry
-from .terms import Block, Ring
+from infersim.cost import collectives as coll
+from infersim.cost.geometry import Geometry
+from infersim.cost.terms import Block, Ring
+from infersim.specs.model import ModelSpec
 
 # Flash-attention query tile: KV blocks are re-read once per tile of queries in prefill.
 Q_TILE = 128

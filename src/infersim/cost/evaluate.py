@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InferSimError
-from ..hardware import KNOBS, HardwareSpec
-from ..runtime import Runtime, get_runtime
-from .terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
+from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
+from infersim.errors import InferSimError
+from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.runtime import Runtime, get_runtime
 
 
 def knob_values(hw: HardwareSpec, knobs: dict | None = None) -> dict:

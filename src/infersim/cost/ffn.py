@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import collectives as coll
-from ..model import ModelSpec
-from .geometry import Geometry
-from .terms import Block
+from infersim.cost import collectives as coll
+from infersim.cost.geometry import Geometry
+from infersim.cost.terms import Block
+from infersim.specs.model import ModelSpec
 
 
 def ffn_ops(model: ModelSpec, g: Geometry, blk: Block, name: str, width: float, mult: float,

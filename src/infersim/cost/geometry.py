@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..hardware import Topology
-from ..model import DTYPE_BYTES, ModelSpec
-from ..parallel import ParArrays, group_levels, mesh_strides
-from ..workload import Workload
+from infersim.specs.hardware import Topology
+from infersim.specs.model import DTYPE_BYTES, ModelSpec
+from infersim.specs.parallel import ParArrays, group_levels, mesh_strides
+from infersim.specs.workload import Workload
 
 
 @dataclass(frozen=True)

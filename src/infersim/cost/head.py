@@ -6,10 +6,10 @@ them over TP.
 """
 from __future__ import annotations
 
-from .. import collectives as coll
-from ..model import ModelSpec
-from .geometry import Geometry
-from .terms import Block
+from infersim.cost import collectives as coll
+from infersim.cost.geometry import Geometry
+from infersim.cost.terms import Block
+from infersim.specs.model import ModelSpec
 
 
 def head(model: ModelSpec, g: Geometry) -> Block:

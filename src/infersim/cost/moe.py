@@ -1,7 +1,7 @@
 """MoE block: router, routed experts over the G = tp·cp·dp ranks (= ep × etp), shared experts.
 
 The layer waits for the busiest EP rank, so it is costed at the expected maximum over the ep
-ranks (:mod:`infersim.occupancy`), not the mean: of the token-expert pairs a rank serves (mean
+ranks (:mod:`infersim.cost.occupancy`), not the mean: of the token-expert pairs a rank serves (mean
 n·k/ep) and of the distinct experts it must read (mean E/ep·(1−(1−k/E)^n)). At batch-1 decode
 Mixtral's two active experts each sit whole on one of 8 EP ranks, so the busiest rank reads a
 whole expert where TP8 reads 1/8 of both. All-to-all dispatch and combine over EP (the busiest rank receives its maximum
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import collectives as coll
-from ..model import DTYPE_BYTES, ModelSpec
-from ..occupancy import busiest_rank_experts, busiest_rank_pairs
-from .ffn import ffn_allreduce, ffn_ops
-from .geometry import Geometry
-from .terms import Block
+from infersim.cost import collectives as coll
+from infersim.cost.ffn import ffn_allreduce, ffn_ops
+from infersim.cost.geometry import Geometry
+from infersim.cost.occupancy import busiest_rank_experts, busiest_rank_pairs
+from infersim.cost.terms import Block
+from infersim.specs.model import DTYPE_BYTES, ModelSpec
 
 
 def split_levels(levels: np.ndarray, inner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

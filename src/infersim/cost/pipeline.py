@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import collectives as coll
-from ..model import ModelSpec
-from .geometry import Geometry
-from .terms import Block, Mem
+from infersim.cost import collectives as coll
+from infersim.cost.geometry import Geometry
+from infersim.cost.terms import Block, Mem
+from infersim.specs.model import ModelSpec
 
 
 def pipeline(model: ModelSpec, g: Geometry) -> Block:

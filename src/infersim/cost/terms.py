@@ -3,7 +3,7 @@
 A block (attention, dense FFN, MoE, embedding/LM head, pipeline) is a pure function of the model
 and the :class:`~infersim.cost.geometry.Geometry`; it never sees the hardware. It returns a
 :class:`Block`: its operators with raw flops and bytes per PE, its collectives as
-knob-independent :class:`~infersim.collectives.Comm` terms and its memory. Each operator and
+knob-independent :class:`~infersim.cost.collectives.Comm` terms and its memory. Each operator and
 collective has a *kind* saying where its occurrences sit along the pipeline (``KINDS``), so the
 slowest stage and the largest stage can be found. :func:`infersim.cost.combine` applies the
 hardware's size- and dtype-dependent efficiencies once and assembles :class:`Terms`.
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import collectives as coll
-from ..hardware import HardwareSpec
-from ..parallel import ParArrays
-from ..runtime import get_runtime
+from infersim.cost import collectives as coll
+from infersim.specs.hardware import HardwareSpec
+from infersim.specs.parallel import ParArrays
+from infersim.specs.runtime import get_runtime
 
 COMM_COMPONENTS = ("tp_allreduce", "ffn_allreduce", "kv_seq_combine", "cp_combine",
                    "ep_alltoall", "pp_p2p", "lm_head_gather")

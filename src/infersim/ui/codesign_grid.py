@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from infersim.cli.common import parse_values
-from infersim.codesign.grid import GRID_KNOBS, check_cap, grid_axes, grid_size
+from infersim.codesign.grid import GRID_KNOBS, check_cap, grid_axes, grid_size, parse_values
 from infersim.codesign.types import TOPOLOGY_KNOBS
-
-from . import widgets as w
-from .inputs import KNOB_LABELS, TOPO_LABELS, Inputs
+from infersim.ui import widgets as w
+from infersim.ui.inputs import KNOB_LABELS, TOPO_LABELS, Inputs
 
 
 def grid_inputs(hw) -> dict[str, list[float]]:

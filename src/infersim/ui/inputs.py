@@ -9,14 +9,12 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from infersim import HardwareSpec, InferSimError, ModelSpec, Workload
-from infersim.hardware import KNOBS
-from infersim.hardware_presets import spec_from_text
-from infersim.hardware_presets import DEFAULT_HW, HW_PRESETS
-from infersim.model import from_hf_config_text
-from infersim.model_presets import DEFAULT_MODEL, PRESETS
-from infersim.runtime import DEFAULT_RUNTIME, RUNTIMES
-
-from . import widgets as w
+from infersim.loaders.hf_model import model_from_hf_config_text
+from infersim.presets.hardware_presets import DEFAULT_HW, HW_PRESETS, spec_from_text
+from infersim.presets.model_presets import DEFAULT_MODEL, PRESETS
+from infersim.specs.hardware import KNOBS
+from infersim.specs.runtime import DEFAULT_RUNTIME, RUNTIMES
+from infersim.ui import widgets as w
 
 UPLOAD = "Upload config.json…"
 UPLOAD_HW = "Upload hardware file…"
@@ -61,7 +59,7 @@ def sidebar_model() -> ModelSpec:
         if up is None:
             raise InferSimError("upload a HuggingFace config.json, or pick a preset")
         # content only, never a path: an upload must not open (or probe for) a server file
-        model = from_hf_config_text(up.getvalue(), name=up.name.removesuffix(".json") or "custom")
+        model = model_from_hf_config_text(up.getvalue(), name=up.name.removesuffix(".json") or "custom")
     else:
         model = PRESETS[choice].model
     with sb.expander("Data types"):

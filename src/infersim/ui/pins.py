@@ -7,8 +7,8 @@ import math
 
 from infersim import HardwareSpec, ModelSpec, Parallelism, Workload, simulate
 from infersim.codesign.answer import SHORT
-from infersim.economics import hardware_economics
-from infersim.hardware_presets import HW_PRESETS
+from infersim.codesign.economics import hardware_economics
+from infersim.presets.hardware_presets import HW_PRESETS
 
 
 def capex_per_pe(hw: HardwareSpec, base_hw: HardwareSpec | None = None) -> float:

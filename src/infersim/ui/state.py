@@ -116,6 +116,6 @@ def open_in_simulate(par: dict, hw_name: str | None = None, knobs: dict | None =
 
 
 def _preset_names() -> list[str]:
-    from infersim.hardware_presets import HW_PRESETS
+    from infersim.presets.hardware_presets import HW_PRESETS
 
     return list(HW_PRESETS)

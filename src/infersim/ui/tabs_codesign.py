@@ -9,21 +9,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from infersim import InferSimError
-from infersim import plots as charts
-from infersim import simulate
+from infersim import InferSimError, simulate
 from infersim.codesign.answer import SHORT
 from infersim.codesign.grid import DEPTHS, MAX_CANDIDATES
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
-from infersim.objectives import OBJECTIVES, get_objective
-
-from . import pins, state, tabs_codesign_sla
-from . import widgets as w
-from infersim.fmt import fmt_rate, fmt_time, fmt_usd
-
-from .codesign_grid import candidates, grid_inputs
-from .inputs import Inputs
+from infersim.report import plots as charts
+from infersim.report.fmt import fmt_rate, fmt_time, fmt_usd
+from infersim.search.objectives import OBJECTIVES, get_objective
+from infersim.ui import pins, state, tabs_codesign_sla
+from infersim.ui import widgets as w
+from infersim.ui.codesign_grid import candidates, grid_inputs
+from infersim.ui.inputs import Inputs
 
 TAB = "codesign"
 MODES = ("one step (latency/throughput…)", "serving SLA (tokens per $ at TTFT/TPOT)")

@@ -1,6 +1,6 @@
 """Co-design at a serving SLA (the Co-design tab's second mode): which hardware of the grid
 serves requests of a shape within TTFT/TPOT limits for the most tokens per dollar (or per
-watt, per PE, in total). The card is the answer of :func:`infersim.sla_codesign.codesign_sla`
+watt, per PE, in total). The card is the answer of :func:`infersim.codesign.sla.codesign_sla`
 (hardware, deployment, its numbers, what limits it, the next knob); then the objective against
 deployment capex for every candidate, the sensitivity and the ranked candidates. The run goes
 through :func:`infersim.exports.compute` (kind ``codesign_sla``), so the download re-runs with
@@ -13,19 +13,18 @@ import pandas as pd
 import streamlit as st
 
 from infersim import InferSimError
-from infersim import plots as charts
 from infersim.codesign.answer import fmt_price
 from infersim.codesign.grid import DEPTHS
+from infersim.codesign.sla import SLA_OBJECTIVES
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
+from infersim.report import plots as charts
+from infersim.report.fmt import fmt_big, fmt_ms, fmt_rate, fmt_usd
 from infersim.serving import BATCHING, Request
-from infersim.sla_codesign import SLA_OBJECTIVES
-
-from . import pins, state
-from . import widgets as w
-from .codesign_grid import candidates, grid_inputs
-from infersim.fmt import fmt_big, fmt_ms, fmt_rate, fmt_usd
-from .inputs import KNOB_LABELS, TOPO_LABELS, Inputs
+from infersim.ui import pins, state
+from infersim.ui import widgets as w
+from infersim.ui.codesign_grid import candidates, grid_inputs
+from infersim.ui.inputs import KNOB_LABELS, TOPO_LABELS, Inputs
 
 TAB = "codesign_sla"
 #: One SLA search per candidate (~30 ms for 8B on 8 GPUs, ~0.2 s for 70B on 64 PEs): bigger

@@ -8,13 +8,12 @@ import math
 import pandas as pd
 import streamlit as st
 
-from infersim import plots as charts
 from infersim.exports import rerun
-
-from . import pins as pinlib
-from . import state
-from . import widgets as w
-from infersim.fmt import fmt_ms, fmt_rate, fmt_usd
+from infersim.report import plots as charts
+from infersim.report.fmt import fmt_ms, fmt_rate, fmt_usd
+from infersim.ui import pins as pinlib
+from infersim.ui import state
+from infersim.ui import widgets as w
 
 TAB = "compare"
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from infersim import plots as charts
-from infersim.auto_explore import OBJECTIVES
 from infersim.exports import Run, compute, dumps, to_export
-
-from . import pins, state
-from . import widgets as w
-from infersim.fmt import fmt_gb, fmt_rate, fmt_time, time_unit
-from .inputs import Inputs
+from infersim.report import plots as charts
+from infersim.report.fmt import fmt_gb, fmt_rate, fmt_time, time_unit
+from infersim.search.auto_explore import OBJECTIVES
+from infersim.ui import pins, state
+from infersim.ui import widgets as w
+from infersim.ui.inputs import Inputs
 
 TAB = "explore"
 

@@ -6,15 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from infersim import plots as charts
 from infersim.exports import Run, compute, dumps, to_export
+from infersim.report import plots as charts
+from infersim.report.fmt import fmt_ms, fmt_rate
 from infersim.serving import BATCHING, DEFAULT_CHUNK_TOKENS
-from infersim.sla import DEFAULT_BATCH_CAP, OBJECTIVES
-
-from . import pins, state
-from . import widgets as w
-from infersim.fmt import fmt_ms, fmt_rate
-from .inputs import Inputs
+from infersim.serving.sla import DEFAULT_BATCH_CAP, OBJECTIVES
+from infersim.ui import pins, state
+from infersim.ui import widgets as w
+from infersim.ui.inputs import Inputs
 
 TAB = "serving"
 

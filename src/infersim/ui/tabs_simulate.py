@@ -7,15 +7,20 @@ import pandas as pd
 import streamlit as st
 
 from infersim import Parallelism
-from infersim import plots as charts
 from infersim.exports import Run, compute, dumps, to_export
-from infersim.parallel import CP_PLACEMENTS, CP_RING_VARIANTS, FFN_SHARD_SCOPES, KV_SHARD_MODES, TP_PLACEMENTS
+from infersim.report import plots as charts
+from infersim.report.fmt import fmt_gb, fmt_pct, fmt_rate, fmt_time, time_unit
+from infersim.specs.parallel import (
+    CP_PLACEMENTS,
+    CP_RING_VARIANTS,
+    FFN_SHARD_SCOPES,
+    KV_SHARD_MODES,
+    TP_PLACEMENTS,
+)
+from infersim.ui import pins, state
+from infersim.ui import widgets as w
+from infersim.ui.inputs import Inputs
 from infersim.verdict import KNOB_WORDS, knob_gains
-
-from . import pins, state
-from . import widgets as w
-from infersim.fmt import fmt_gb, fmt_pct, fmt_rate, fmt_time, time_unit
-from .inputs import Inputs
 
 
 def controls() -> Parallelism:

@@ -13,9 +13,8 @@ from typing import Callable, Sequence
 import streamlit as st
 
 from infersim.errors import InferSimError
-
-from . import state
-from .help import HELP
+from infersim.ui import state
+from infersim.ui.help import HELP
 
 
 def _init(key: str, default, options: Sequence | None = None) -> None:

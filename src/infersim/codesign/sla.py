@@ -1,0 +1,285 @@
+"""Co-design at a serving SLA: which hardware serves a request shape within TTFT/TPOT limits for
+the most tokens per dollar (or per watt, per PE, or in total).
+
+For every hardware candidate of the grid (:func:`~infersim.codesign.auto_hardware.enumerate_hardware`)
+:func:`~infersim.serving.sla.sla_search` finds the best single-replica deployment (parallelism × batch,
+continuous batching by default) meeting the SLA; the candidate's per-PE economics
+(:func:`~infersim.codesign.economics.pe_economics`) turn its tokens/s per PE into tokens per dollar of TCO
+and per watt of system power:
+
+    tok/$ = tok_s_per_pe · 3600 / (TCO $ per PE-hour),    tok/s/W = tok_s_per_pe / (system W per PE)
+
+Within one hardware the cost and power per PE are constant, so its best deployment under every
+objective here is the one with the most tokens/s per PE (the SLA search's own objective); the
+objective only orders the hardware. A replica is the deployment unit: more replicas multiply
+tokens/s, cost and power alike; ``tok_s`` ranks the whole candidate system, filled with
+replicas (⌊system PEs / replica PEs⌋ × the replica's tokens/s). Candidates where nothing meets the SLA rank last, with the
+nearest miss. Sensitivity: each knob of the best candidate ×2 and ×0.5, searched again under
+the same SLA and objective.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from infersim.codesign.answer import MIN_LEVER_GAIN, SHORT, fmt_price
+from infersim.codesign.auto_hardware import HardwareCandidate, enumerate_hardware
+from infersim.codesign.economics import Economics, pe_economics
+from infersim.codesign.types import candidate_rows
+from infersim.errors import choice, require
+from infersim.presets.hardware_presets import GENERIC_SIP
+from infersim.serving import BATCHING, Request
+from infersim.serving.sla import NoDeployment, ServingPoint, limit_ms, sla_search
+from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.runtime import get_runtime
+
+#: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
+SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
+                  "tok_s_per_pe": ("tok_s_per_pe", "tok/s/PE"), "tok_s": ("tok_s_system", "tok/s")}
+
+
+@dataclass(frozen=True)
+class ServingDesign:
+    """One hardware candidate: its best SLA-meeting single-replica deployment (``point``, None
+    when nothing meets the SLA; ``miss`` is then the least violating fitting one) and its
+    per-PE capex, system power and TCO per hour."""
+
+    hw: HardwareCandidate
+    point: ServingPoint | None
+    miss: ServingPoint | None
+    capex_usd_per_pe: float
+    power_w_per_pe: float
+    usd_per_h_per_pe: float
+    limit: str = ""
+    system_pes: int = 0             # PEs of the candidate system (replicas fill it)
+
+    @property
+    def tok_s(self) -> float:
+        return self.point.tok_s if self.point else math.nan
+
+    @property
+    def tok_s_system(self) -> float:
+        """Tokens/s of the whole candidate system: as many replicas as fit, each at ``tok_s``."""
+        return (self.system_pes // self.point.pes) * self.point.tok_s if self.point else math.nan
+
+    @property
+    def tok_s_per_pe(self) -> float:
+        return self.point.tok_s_per_pe if self.point else math.nan
+
+    @property
+    def tok_s_per_usd(self) -> float:
+        return self.tok_s_per_pe * 3600.0 / self.usd_per_h_per_pe
+
+    @property
+    def tok_s_per_w(self) -> float:
+        return self.tok_s_per_pe / self.power_w_per_pe
+
+    @property
+    def capex_usd(self) -> float:
+        """Capex of the deployment's PEs."""
+        return self.point.pes * self.capex_usd_per_pe if self.point else math.nan
+
+    def value(self, objective: str) -> float:
+        return getattr(self, SLA_OBJECTIVES[objective][0])
+
+    def record(self) -> dict:
+        p = self.point or self.miss
+        hw = {**self.hw.knobs(), **self.hw.topology_overrides()}
+        return {**{f"hw_{k}": v for k, v in hw.items()}, "meets_sla": self.point is not None,
+                "parallelism": p.par.describe() if p else "", "batch": p.batch if p else 0,
+                "pes": p.pes if p else 0, "ttft_ms": p.ttft_ms if p else math.nan,
+                "tpot_ms": p.tpot_ms if p else math.nan, "tok_s": self.tok_s,
+                "tok_s_system": self.tok_s_system, "system_pes": self.system_pes,
+                "tok_s_per_pe": self.tok_s_per_pe, "tok_s_per_usd": self.tok_s_per_usd,
+                "tok_s_per_w": self.tok_s_per_w, "capex_usd": self.capex_usd,
+                "capex_usd_per_pe": self.capex_usd_per_pe, "power_w_per_pe": self.power_w_per_pe,
+                "usd_per_h_per_pe": self.usd_per_h_per_pe}
+
+
+@dataclass(frozen=True)
+class KnobEffect:
+    """The objective at the best hardware with one knob ×2 and ×0.5 (relative gains, > 0 better)."""
+
+    knob: str
+    doubled_value: float
+    halved_value: float
+    gain_doubled: float
+    gain_halved: float
+
+
+@dataclass(frozen=True)
+class SLACodesignResult:
+    model: str
+    base_hw: str
+    runtime: str
+    batching: str
+    request: Request
+    ttft_limit_ms: float | None
+    tpot_limit_ms: float | None
+    objective: str
+    designs: list[ServingDesign]          # best first; those meeting no SLA last
+    sensitivity: list[KnobEffect] = field(default_factory=list)
+    n_meeting: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def unit(self) -> str:
+        return SLA_OBJECTIVES[self.objective][1]
+
+    @property
+    def best(self) -> ServingDesign | None:
+        return self.designs[0] if self.designs and self.designs[0].point else None
+
+    def pareto(self) -> list[ServingDesign]:
+        """Meeting designs not beaten on both the objective and the deployment's capex."""
+        from infersim.search.pareto import pareto_front
+
+        ok = [d for d in self.designs if d.point]
+        if not ok:
+            return []
+        idx = pareto_front(-np.array([d.value(self.objective) for d in ok]), np.array([d.capex_usd for d in ok]))
+        return [ok[i] for i in idx]
+
+    def answer(self) -> dict:
+        """The recommendation first: hardware, deployment, its numbers, what limits it, the knob
+        whose doubling gains most."""
+        return sla_answer(self)
+
+    def to_pandas(self, which: str = "designs"):
+        """``designs`` (every candidate, ranked) or ``sensitivity``."""
+        from infersim.report.frames import frame
+
+        choice("table", which, ("designs", "sensitivity"))
+        if which == "sensitivity":
+            return frame([vars(s) for s in self.sensitivity])
+        return frame([{"rank": i + 1, **d.record()} for i, d in enumerate(self.designs)])
+
+    def to_parquet(self, path, which: str = "designs") -> str:
+        from infersim.report.frames import to_parquet
+
+        return to_parquet(self.to_pandas(which), path)
+
+    def plot(self, kind: str = "pareto"):
+        from infersim.report import plots
+
+        choice("plot", kind, ("pareto", "sensitivity"))
+        return plots.sla_codesign(self) if kind == "pareto" else plots.sla_sensitivity(self)
+
+
+def _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, progress):
+    """Best deployment of every candidate (one SLA search each) with its per-PE economics."""
+    knobs, topo = candidate_rows(cands, base)
+    pe = pe_economics(knobs, topo, base, econ)
+    out = []
+    for i, c in enumerate(cands):
+        try:
+            r = sla_search(model, c.to_hardware(base), request, ttft_ms, tpot_ms, runtime=rt,
+                           batching=batching, disaggregated=False, single_replica=True)
+            best, miss, limit = r.best, r.nearest_miss, r.limit
+        except NoDeployment:             # not even one sequence fits this candidate
+            best = miss = None
+            limit = "memory: not one sequence fits"
+        out.append(ServingDesign(c, best, miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
+                                 float(pe.usd_per_h[i]), limit, int(np.prod(topo[i]))))
+        if progress is not None:
+            progress(i + 1, len(cands))
+    return out
+
+
+def _ranked(designs: list[ServingDesign], objective: str) -> list[ServingDesign]:
+    key = lambda d: (d.point is None, -d.value(objective) if d.point else 0.0, d.capex_usd_per_pe)  # noqa: E731
+    return sorted(designs, key=key)
+
+
+def _sensitivity(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, batching,
+                 econ, objective) -> list[KnobEffect]:
+    cands = [best.hw.scaled(k, f) for k in KNOBS for f in (2.0, 0.5)]
+    res = _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, None)
+    v0 = best.value(objective)
+    gain = lambda d: d.value(objective) / v0 - 1.0 if d.point else -1.0  # noqa: E731
+    rows = [KnobEffect(k, res[2 * j].value(objective), res[2 * j + 1].value(objective),
+                       gain(res[2 * j]), gain(res[2 * j + 1])) for j, k in enumerate(KNOBS)]
+    return sorted(rows, key=lambda r: -r.gain_doubled)
+
+
+def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = None,
+                 tpot_ms: float | None = None, depth: str = "balanced",
+                 custom: Mapping[str, Sequence[float]] | None = None,
+                 base_hw: HardwareSpec | None = None, objective: str = "tok_s_per_usd",
+                 runtime=None, batching: str = "continuous", economics: Economics | None = None,
+                 progress: Callable[[int, int], None] | None = None,
+                 max_candidates: int | None = None, sensitivity: bool = True) -> SLACodesignResult:
+    """The hardware (of ``depth``'s grid around ``base_hw``) whose best deployment serves
+    ``request`` within ``ttft_ms`` / ``tpot_ms`` for the most of ``objective`` (see the module
+    docstring); designs ranked, the knob sensitivity at the best one."""
+    choice("objective", objective, tuple(SLA_OBJECTIVES))
+    require(ttft_ms is not None or tpot_ms is not None,
+            "an SLA co-design needs a TTFT or a TPOT limit (ttft_ms=, tpot_ms=)")
+    # checked here, once: a bad limit or batching inside the per-candidate search would read as
+    # "not one sequence fits" on every candidate
+    ttft_ms, tpot_ms = limit_ms("ttft_ms", ttft_ms), limit_ms("tpot_ms", tpot_ms)
+    choice("batching", batching, BATCHING)
+    require(isinstance(request, Request), f"request must be a Request, got {type(request).__name__}")
+    require(progress is None or callable(progress), f"progress must be callable(done, total), got {progress!r}")
+    base = base_hw or GENERIC_SIP
+    rt, t0 = get_runtime(runtime), time.perf_counter()
+    cands = enumerate_hardware(depth, custom, base=base.knobs(), max_candidates=max_candidates)
+    designs = _ranked(_designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching,
+                               economics, progress), objective)
+    n_meet = sum(d.point is not None for d in designs)
+    sens = (_sensitivity(model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics,
+                         objective) if sensitivity and n_meet else [])
+    return SLACodesignResult(model=model.name, base_hw=base.name, runtime=rt.name, batching=batching,
+                             request=request, ttft_limit_ms=ttft_ms, tpot_limit_ms=tpot_ms,
+                             objective=objective, designs=designs, sensitivity=sens,
+                             n_meeting=n_meet, elapsed_s=time.perf_counter() - t0)
+
+
+def sla_answer(res) -> dict:
+    """An :class:`~infersim.codesign.sla.SLACodesignResult`'s recommendation as a plain dict:
+    the hardware, its deployment and numbers, what stops a larger batch, the next knob."""
+    d = res.best
+    unit = SLA_OBJECTIVES[res.objective][1]
+    if d is None:
+        near = next((x for x in res.designs if x.miss is not None), None)
+        return {"objective": res.objective, "unit": unit, "meets_sla": False,
+                "nearest": near.record() if near else None,
+                "why": "no candidate meets the SLA" + (
+                    f"; nearest: {_knob_text({**near.hw.knobs(), **near.hw.topology_overrides()})} with "
+                    f"{near.miss.par.describe()} at batch {near.miss.batch}: TTFT {near.miss.ttft_ms:,.0f} ms, "
+                    f"TPOT {near.miss.tpot_ms:.1f} ms" if near else "")}
+    p = d.point
+    lever = next((s for s in res.sensitivity if s.gain_doubled > MIN_LEVER_GAIN), None)
+    return {"objective": res.objective, "unit": unit, "meets_sla": True,
+            "objective_value": d.value(res.objective),
+            "hardware": {**d.hw.knobs(), **d.hw.topology_overrides()},
+            "parallelism": p.par.describe(), "batch": p.batch, "pes": p.pes,
+            "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms, "tok_s": p.tok_s, "tok_s_per_pe": p.tok_s_per_pe,
+            "tok_s_per_usd": d.tok_s_per_usd, "tok_s_per_w": d.tok_s_per_w, "capex_usd": d.capex_usd,
+            "usd_per_mtok": 1e6 / d.tok_s_per_usd, "limit": d.limit,
+            "next_lever": None if lever is None else {"knob": lever.knob, "gain": lever.gain_doubled}}
+
+
+def _knob_text(hw: dict) -> str:
+    return ", ".join(f"{SHORT.get(k, k)} {v:g}" for k, v in hw.items())
+
+
+def sla_answer_lines(ans: dict) -> tuple[str, str]:
+    """Two lines: the hardware and deployment that serve the SLA best; what limits it, what next."""
+    if not ans["meets_sla"]:
+        return ("Answer: " + ans["why"], "Relax the SLA or widen the grid (more HBM bandwidth or compute)")
+    knobs = _knob_text(ans["hardware"])
+    pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
+    first = (f"Answer: {knobs}; {ans['parallelism']} at batch {ans['batch']} on {pes}: "
+             f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
+             f"({ans['tok_s_per_pe']:,.1f}/PE), {ans['tok_s_per_usd']:,.0f} tok/$ "
+             f"({fmt_price(ans['usd_per_mtok'])}/M tok), {ans['tok_s_per_w']:.2f} tok/s/W")
+    lever = ans["next_lever"]
+    nxt = (f"next lever: double {lever['knob']} ({100 * lever['gain']:+.1f}% {ans['unit']})"
+           if lever else "no single knob doubled gains more than 0.5%")
+    return first, f"Limited by {ans['limit']}; {nxt}"

@@ -1,1 +1,0 @@
-"""Data files shipped with infersim (published measurements)."""

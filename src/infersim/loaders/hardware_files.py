@@ -1,0 +1,121 @@
+"""Hardware files: a :class:`~infersim.specs.hardware.HardwareSpec` written as JSON, TOML or YAML.
+
+Schema (docs/hardware.md): every HardwareSpec field by name, flat, plus
+
+* ``base = "<preset name>"``: start from that (calibrated) preset; the file's keys override it;
+* ``eff_max_compute``, ``eff_max_compute_fp8``, ``eff_max_compute_fp4``, ``eff_max_memory``,
+  ``eff_max_memory_fp8``: a measured maximum (fraction of peak) that becomes that efficiency
+  table through the generic size shape (:mod:`infersim.specs.efficiency`), instead of the table;
+* tables (``compute_eff``, ...) as lists of ``[size, efficiency]`` pairs.
+
+``source`` (where the numbers come from) is required. Every mistake is a one-line
+:class:`~infersim.errors.InferSimError` naming the file and the field; a misspelled key gets the
+nearest valid one suggested. Files are at most :data:`MAX_HW_FILE_BYTES`.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Mapping
+
+from infersim.errors import InferSimError
+from infersim.loaders.files import read_text_capped
+from infersim.specs.efficiency import COMPUTE_SHAPE, MAX_KEYS, MEMORY_SHAPE, _scale
+from infersim.specs.hardware import (
+    EFF_TABLES,
+    HardwareSpec,
+    check_keys,
+    field_names,
+    required_fields,
+    table_from,
+)
+
+MAX_HW_FILE_BYTES = 1024 * 1024
+SUFFIXES = (".json", ".toml", ".yaml", ".yml")
+EXTRA_KEYS = ("base",) + tuple(MAX_KEYS)
+
+
+def read_mapping(path: str | os.PathLike) -> dict:
+    """The parsed contents of a .json / .toml / .yaml(.yml) file (at most 1 MiB, UTF-8)."""
+    where = str(path)
+    suffix = os.path.splitext(where)[1].lower()
+    if suffix not in SUFFIXES:
+        raise InferSimError(f"{where}: hardware files end in {', '.join(SUFFIXES)}")
+    if not os.path.exists(path):
+        raise InferSimError(f"hardware file not found: {where}")
+    if not os.path.isfile(path):
+        raise InferSimError(f"{where} is not a regular file")
+    text = read_text_capped(path, MAX_HW_FILE_BYTES, "hardware file")
+    return _parse(text, suffix, where)
+
+
+def _parse(text: str, suffix: str, where: str) -> dict:
+    try:
+        if suffix == ".json":
+            d = json.loads(text)
+        elif suffix == ".toml":
+            import tomllib
+            d = tomllib.loads(text)
+        else:
+            import yaml
+            d = yaml.safe_load(text)
+    except RecursionError:
+        raise InferSimError(f"{where}: nested too deeply") from None
+    except Exception as exc:     # each parser has its own error type; all mean a syntax error
+        msg = " ".join(str(exc).split())[:160]
+        raise InferSimError(f"{where}: cannot parse {suffix[1:].upper()}: {msg}") from None
+    if not isinstance(d, dict):
+        raise InferSimError(f"{where}: top level must be a table of hardware fields")
+    return d
+
+
+def _tables_from_maxima(d: Mapping, where: str) -> dict:
+    out = {}
+    for key, table in MAX_KEYS.items():
+        if key not in d:
+            continue
+        if table in d:
+            raise InferSimError(f"{where}: give {key} or the {table} table, not both")
+        v = d[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
+            raise InferSimError(f"{where}: {key} must be a fraction of peak in (0, 1], got {v!r}")
+        out[table] = _scale(MEMORY_SHAPE if table.startswith("memory") else COMPUTE_SHAPE, float(v))
+    return out
+
+
+def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], HardwareSpec] | None = None,
+                      require_source: bool = True) -> tuple[HardwareSpec, dict[str, str]]:
+    """(spec, provenance) from a file's keys; provenance says for each field whether it came from
+    the file, an ``eff_max_*`` maximum, the ``base`` preset or the HardwareSpec default."""
+    check_keys(d, where, EXTRA_KEYS)
+    base_name = d.get("base")
+    kw: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    if base_name is not None:
+        if not isinstance(base_name, str) or resolve_base is None:
+            raise InferSimError(f"{where}: base must be the name of a hardware preset")
+        kw = resolve_base(base_name).to_dict()
+        origin = {k: f"base '{base_name}'" for k in kw}
+    derived = _tables_from_maxima(d, where)
+    kw.update(derived)
+    origin.update({t: f"from {k}" for k, t in MAX_KEYS.items() if k in d})
+    for k, v in d.items():
+        if k in EXTRA_KEYS:
+            continue
+        kw[k] = table_from(f"{where}: {k}", v) if k in EFF_TABLES else v
+        origin[k] = "file"
+    missing = [f for f in required_fields() if f not in kw]
+    if missing:
+        raise InferSimError(f"{where}: missing hardware field '{missing[0]}' "
+                            f"(required: {', '.join(required_fields())}; or give base = \"<preset>\")")
+    # the file itself must say where its numbers come from (a base preset's source is not enough)
+    if require_source and not (isinstance(d.get("source"), str) and d["source"].strip()):
+        raise InferSimError(f"{where}: missing 'source': say where the numbers come from "
+                            "(datasheet link, measurement, or 'hypothetical')")
+    try:
+        spec = HardwareSpec(**kw)
+    except InferSimError as exc:
+        raise InferSimError(f"{where}: {exc}") from None
+    for f in field_names():
+        origin.setdefault(f, "default")
+    return spec, origin

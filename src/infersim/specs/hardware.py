@@ -1,0 +1,270 @@
+"""Hardware specification: PEs with their own HBM, grouped into cubes and SiPs.
+
+Topology (three link levels, index 0..2 everywhere in the cost model):
+
+    level 0  intra-cube   ``pes_per_cube`` PEs, ``bw_intra_gbs`` per PE per direction, ``alpha_intra_ns``
+    level 1  inter-cube   ``cubes_per_sip`` cubes, ``bw_inter_gbs`` per PE per direction, ``alpha_inter_ns``
+    level 2  inter-SiP    ``n_sips`` SiPs, ``bw_intersip_gbs`` per PE per direction, ``alpha_intersip_ns``
+
+An 8-GPU H100 node maps to one cube of 8 (NVLink), one cube per SiP, and SiPs = nodes (InfiniBand).
+Bandwidths are per PE and per direction, so an all-reduce over a level moves data at that rate.
+
+Achievable rates are speed of light times a utilisation that depends on the operator size
+(small GEMVs and short transfers reach a lower fraction of peak than large ones) and, for
+compute, on the GEMM data type (fp8 tensor cores reach a lower fraction of their doubled peak
+than bf16 ones):
+
+    t_op = max(flops / (peak · rate(dtype) · eff_c[dtype](flops)), bytes / (bw_hbm · eff_m(bytes)),
+               kernels · kernel_latency)
+
+``kernel_latency_ns`` is the least device time a kernel takes however small its work (launch
+inside the GPU, ramp-up of the first wave, a DRAM round trip, drain): the smallest bf16 GEMM
+measured on A100/H100 takes 2.5 us, on B200 1.7 us (aiconfigurator's NVIDIA-collected sweeps).
+
+``eff_c`` and ``eff_m`` are piecewise-linear in log10(size), given by small per-preset tables that
+calibration fits within physical bounds (``eff_m`` never above what stream benchmarks reach on
+that part). Kernel launch and scheduling overheads are software: they live in
+:mod:`infersim.specs.runtime`, not here. Units: GB = 1e9 bytes, GB/s = bytes per ns, TFLOPS = 1e3
+flops per ns.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import MISSING, dataclass, fields, replace
+from functools import lru_cache
+from typing import Any, Mapping
+
+import numpy as np
+
+from infersim.errors import InferSimError, positive, require, short_repr
+
+#: The six co-design knobs (docs/physics.md, section 1).
+KNOBS: tuple[str, ...] = (
+    "pe_hbm_gb", "bw_hbm_gbs", "peak_tflops_f16", "bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs",
+)
+
+# Generic efficiency curves (size → fraction of peak), typical of GPU GEMM/GEMV libraries:
+# a 1 GFLOP GEMM reaches ~40 % of peak, a 100 GFLOP one ~75 %; a 64 KB read ~20 % of HBM
+# bandwidth, a 64 MB read ~88 %.
+DEFAULT_COMPUTE_EFF: tuple[tuple[float, float], ...] = (
+    (1e6, 0.02), (1e8, 0.15), (1e9, 0.40), (1e10, 0.60), (1e11, 0.75), (1e12, 0.80))
+DEFAULT_MEMORY_EFF: tuple[tuple[float, float], ...] = (
+    (1e4, 0.05), (1e5, 0.30), (1e6, 0.60), (1e7, 0.80), (1e8, 0.88), (1e9, 0.90))
+
+
+#: Quantised weight dtypes whose GEMMs stream at ``memory_eff_fp8``.
+SUB16_WEIGHTS = ("fp8", "int8", "int4", "fp4", "mxfp4")
+EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8", "compute_eff_fp4")
+#: Largest topology accepted (an NVL72 rack is 72 PEs, a TPU v5p pod 8,960): nothing downstream
+#: enumerates a million-PE space for hours.
+MAX_PES = 1_048_576
+
+
+@dataclass(frozen=True)
+class Topology:
+    """The PE / cube / SiP hierarchy alone: all the parallelism space depends on."""
+
+    pes_per_cube: int
+    cubes_per_sip: int
+    n_sips: int
+
+    @property
+    def pes_per_sip(self) -> int:
+        return self.pes_per_cube * self.cubes_per_sip
+
+    @property
+    def n_pes(self) -> int:
+        return self.pes_per_sip * self.n_sips
+
+
+@dataclass(frozen=True)
+class HardwareSpec:
+    """A multi-PE inference system. See the module docstring for the hierarchy and units."""
+
+    name: str
+    pe_hbm_gb: float
+    bw_hbm_gbs: float
+    peak_tflops_f16: float
+    bw_intra_gbs: float
+    bw_inter_gbs: float
+    bw_intersip_gbs: float
+    pes_per_cube: int = 8
+    cubes_per_sip: int = 1
+    n_sips: int = 1
+    alpha_intra_ns: float = 1000.0
+    alpha_inter_ns: float = 2000.0
+    alpha_intersip_ns: float = 5000.0
+    fp8_speedup: float = 2.0          # fp8 tensor rate / fp16 rate (1.0 = no fp8 units)
+    int8_speedup: float = 2.0
+    fp4_speedup: float = 1.0          # fp4 tensor rate / fp16 rate (1.0 = no fp4 units; B200 4.0)
+    link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives
+    kernel_latency_ns: float = 2000.0  # minimum device time of one kernel (ramp-up, drain)
+    compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF        # 16-bit GEMMs
+    compute_eff_fp8: tuple[tuple[float, float], ...] = ()   # 8-bit (fp8/int8); () = compute_eff
+    memory_eff: tuple[tuple[float, float], ...] = DEFAULT_MEMORY_EFF
+    memory_eff_fp8: tuple[tuple[float, float], ...] = ()    # GEMMs streaming 8-bit weights
+    compute_eff_fp4: tuple[tuple[float, float], ...] = ()   # fp4 GEMMs; () = compute_eff_fp8
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        require(isinstance(self.name, str) and bool(self.name),
+                f"hardware name must be a non-empty string, got {short_repr(self.name)}")
+        require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
+        for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
+                          "fp8_speedup", "int8_speedup", "fp4_speedup", "link_eff"):
+            value = getattr(self, f)
+            require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
+            positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
+        for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
+            value = getattr(self, f)
+            require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_PES,
+                    f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
+        require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
+        require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
+        for tname in EFF_TABLES:
+            _check_eff_table(tname, getattr(self, tname))
+
+    # ----- topology ----------------------------------------------------------------------------
+    @property
+    def topology(self) -> Topology:
+        return Topology(self.pes_per_cube, self.cubes_per_sip, self.n_sips)
+
+    @property
+    def pes_per_sip(self) -> int:
+        return self.topology.pes_per_sip
+
+    @property
+    def n_pes(self) -> int:
+        return self.topology.n_pes
+
+    def knobs(self) -> dict[str, float]:
+        return {k: float(getattr(self, k)) for k in KNOBS}
+
+    def link_bw_gbs(self) -> tuple[float, float, float]:
+        return self.bw_intra_gbs, self.bw_inter_gbs, self.bw_intersip_gbs
+
+    def link_alpha_ns(self) -> tuple[float, float, float]:
+        return self.alpha_intra_ns, self.alpha_inter_ns, self.alpha_intersip_ns
+
+    # ----- efficiency curves -------------------------------------------------------------------
+    def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16") -> np.ndarray:
+        """Achievable fraction of the ``dtype`` tensor peak for an operator of ``flops`` (per PE).
+        8-bit GEMMs use ``compute_eff_fp8`` where the part has faster 8-bit units; without them
+        (A100's fp8) they run on the 16-bit path at its efficiency. fp4 GEMMs use
+        ``compute_eff_fp4`` (else ``compute_eff_fp8``) where the part has fp4 units (B200), the
+        16-bit path where it has none."""
+        if dtype == "fp4" and self.tensor_rate(dtype) > 1.0:
+            table = self.compute_eff_fp4 or self.compute_eff_fp8 or self.compute_eff
+        elif dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.tensor_rate(dtype) > 1.0:
+            table = self.compute_eff_fp8
+        else:
+            table = self.compute_eff
+        return _interp_log(flops, table)
+
+    def tensor_rate(self, dtype: str) -> float:
+        """Tensor throughput of a GEMM in ``dtype`` relative to the fp16/bf16 peak."""
+        return {"fp8": self.fp8_speedup, "int8": self.int8_speedup, "fp4": self.fp4_speedup,
+                "fp32": 0.5}.get(dtype, 1.0)
+
+    def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16") -> np.ndarray:
+        """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE).
+        GEMMs that stream 8-bit or narrower weights (fp8, int8, int4, fp4, mxfp4: dequantised
+        or on low-precision tensor cores at small batch) reach a lower fraction in today's
+        libraries: ``memory_eff_fp8`` when given."""
+        table = self.memory_eff_fp8 if weight_dtype in SUB16_WEIGHTS and self.memory_eff_fp8 \
+            else self.memory_eff
+        return _interp_log(nbytes, table)
+
+    def with_knobs(self, **knobs: float) -> "HardwareSpec":
+        unknown = set(knobs) - set(KNOBS)
+        require(not unknown, f"unknown hardware knobs {sorted(unknown)}; valid: {', '.join(KNOBS)}")
+        return replace(self, **knobs)
+
+    def without_knobs(self) -> "HardwareSpec":
+        """This spec with its six knobs at 1: all that the knob-free stage of the cost model (the
+        parallelism space, ``cost.prepare``) depends on, so a cache key for that stage."""
+        return replace(self, **{k: 1.0 for k in KNOBS})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "HardwareSpec":
+        """A spec from field names and values (efficiency tables as lists of [size, eff] pairs);
+        unknown and missing fields are one-line errors that suggest the nearest valid name."""
+        check_keys(d, where="hardware spec")
+        missing = [f for f in required_fields() if f not in d]
+        require(not missing, f"hardware spec: missing field '{missing[0] if missing else ''}' "
+                             f"(required: {', '.join(required_fields())})")
+        kw = {k: table_from(k, v) if k in EFF_TABLES else v for k, v in d.items()}
+        return cls(**kw)
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(HardwareSpec)]
+
+
+def required_fields() -> list[str]:
+    return [f.name for f in fields(HardwareSpec) if f.default is MISSING and f.default_factory is MISSING]
+
+
+def check_keys(d: Any, where: str, extra: tuple[str, ...] = ()) -> None:
+    """Reject a non-mapping or unknown keys, suggesting the nearest valid key."""
+    if not isinstance(d, Mapping):
+        raise InferSimError(f"{where}: expected a table of hardware fields, got {type(d).__name__}")
+    valid = field_names() + list(extra)
+    if "usable_mem_frac" in d:
+        raise InferSimError(f"{where}: usable_mem_frac is a property of the software, not the chip: "
+                            "it is the runtime's mem_fraction now (infersim.specs.runtime); drop the key")
+    for key in d:
+        if key not in valid:
+            near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
+            hint = f"did you mean '{near[0]}'? " if near else ""
+            raise InferSimError(f"{where}: unknown hardware field '{key}'; {hint}valid: {', '.join(valid)}")
+
+
+def table_from(name: str, value: Any) -> tuple[tuple[float, float], ...]:
+    """An efficiency table from a list of [size, efficiency] pairs (numbers, finite)."""
+    ok = isinstance(value, (list, tuple)) and all(
+        isinstance(p, (list, tuple)) and len(p) == 2
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in p)
+        for p in value)
+    if not ok:
+        raise InferSimError(f"{name} must be a list of [size, efficiency] number pairs, got {value!r}"[:200])
+    return tuple((float(x), float(e)) for x, e in value)
+
+
+def _is_finite_real(value) -> bool:
+    """A finite int or float (not a bool, not a string); an int too large for a float is not."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _check_eff_table(name: str, table) -> None:
+    """An efficiency table is a tuple of (size, efficiency) tuples (hashable: the log tables are
+    cached on it), sizes positive and strictly increasing, efficiencies in (0, 1]."""
+    pairs = isinstance(table, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in table)
+    require(pairs, f"{name} must be a tuple of (size, efficiency) pairs, got {short_repr(table)}")
+    require(len(table) >= 1 or name.endswith(("_fp8", "_fp4")), f"{name} table must not be empty")
+    bad = [v for p in table for v in p if not _is_finite_real(v)]
+    if bad:
+        raise InferSimError(f"{name} sizes and efficiencies must be finite numbers, got {short_repr(bad[0])}")
+    xs = [float(x) for x, _ in table]
+    require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
+            f"{name} sizes must be positive and strictly increasing")
+    require(all(0 < float(e) <= 1 for _, e in table), f"{name} efficiencies must be in (0, 1]")
+
+
+@lru_cache(maxsize=256)
+def _log_table(table) -> tuple[np.ndarray, np.ndarray]:
+    return np.log10([x for x, _ in table]), np.array([e for _, e in table], dtype=float)
+
+
+def _interp_log(size: np.ndarray, table) -> np.ndarray:
+    xs, ys = _log_table(table)
+    return np.interp(np.log10(np.maximum(np.asarray(size, dtype=float), 1.0)), xs, ys)

@@ -1,0 +1,70 @@
+"""Workload: one inference step.
+
+* ``decode``: each of ``batch`` sequences produces one new token attending to ``s_kv`` cached tokens.
+* ``prefill``: each sequence processes ``s_q`` new tokens (default ``s_kv``) that attend causally
+  to themselves and to ``s_kv - s_q`` already-cached prefix tokens; ``s_kv`` is the context
+  length after the step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from infersim.errors import choice, require, short_repr
+
+MODES = ("decode", "prefill")
+#: Largest context and batch accepted: far above any real deployment, and small enough that every
+#: derived quantity (tokens, attention pairs, bytes) stays a finite float.
+MAX_TOKENS = 2**31
+
+
+@dataclass(frozen=True)
+class Workload:
+    mode: str = "decode"
+    s_kv: int = 131072
+    batch: int = 1
+    s_q: int | None = None
+
+    def __post_init__(self) -> None:
+        choice("mode", self.mode, MODES)
+        for f in ("s_kv", "batch"):
+            v = getattr(self, f)
+            require(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_TOKENS,
+                    f"{f} must be an integer in 1..{MAX_TOKENS}, got {short_repr(v)}")
+        if self.mode == "decode":
+            require(self.s_q in (None, 1),
+                    f"decode processes one new token per sequence; s_q={short_repr(self.s_q)}")
+        else:
+            sq = self.s_kv if self.s_q is None else self.s_q
+            require(isinstance(sq, int) and 1 <= sq <= self.s_kv,
+                    f"prefill s_q must be an integer in 1..s_kv ({self.s_kv}), got {short_repr(self.s_q)}")
+
+    @property
+    def is_prefill(self) -> bool:
+        return self.mode == "prefill"
+
+    @property
+    def new_tokens(self) -> int:
+        """New tokens per sequence in this step (T)."""
+        if self.mode == "decode":
+            return 1
+        return self.s_kv if self.s_q is None else self.s_q
+
+    @property
+    def prefix_tokens(self) -> int:
+        """Tokens already cached before the step (P)."""
+        return self.s_kv if self.mode == "decode" else self.s_kv - self.new_tokens
+
+    @property
+    def attn_pairs(self) -> float:
+        """(query, key) pairs per sequence per head: decode T·P with T = 1 (the new token also
+        attends to itself, ignored at long context), prefill causal T·P + T(T+1)/2."""
+        t, p = self.new_tokens, self.prefix_tokens
+        if self.mode == "decode":
+            return float(p)
+        return t * p + t * (t + 1) / 2.0
+
+    @property
+    def tokens(self) -> int:
+        """Tokens produced (decode) or processed (prefill) by the whole step."""
+        return self.batch * self.new_tokens
+
