@@ -10,6 +10,7 @@ from infersim.codesign.grid import parse_grid, parse_values
 from infersim.exports import Run, compute, dumps, read_export, rerun, to_export
 from infersim.hardware_presets import GENERIC_SIP, HW_PRESETS, spec_from_text
 from infersim.loaders.hardware_files import MAX_HW_FILE_BYTES
+from infersim.runtime import get_runtime
 
 H100 = HW_PRESETS["H100-SXM x8"]
 WL = {"mode": "decode", "s_kv": 8192, "batch": 16, "s_q": None}
@@ -64,6 +65,19 @@ def test_malformed_exports_are_one_line(text, needle):
         read_export(text, "x.json")
 
 
+def test_export_of_a_runtime_that_is_no_profile_keeps_its_fields(llama8b):
+    """A runtime file (or an edited profile) is exported field by field and re-runs the same."""
+    from dataclasses import replace
+
+    job = runs(llama8b)["simulate"]
+    mine = replace(get_runtime("vllm"), name="my-stack", seq_ns=9000.0)
+    own = replace(job, runtime=mine)
+    d = to_export(own, compute(own))
+    assert d["runtime"]["seq_ns"] == 9000.0 and to_export(job, compute(job))["runtime"] == job.runtime
+    again, _ = read_export(dumps(d), "x.json")
+    assert again.runtime == mine and compute(again).answer == compute(own).answer
+
+
 def test_export_with_bad_specs_or_inputs_is_one_line(llama8b):
     job = runs(llama8b)["simulate"]
     good = to_export(job, compute(job))
@@ -71,7 +85,9 @@ def test_export_with_bad_specs_or_inputs_is_one_line(llama8b):
                           ({"model": {"name": "x"}}, "model: "),
                           ({"hardware": {**good["hardware"], "bw_hbm_gbs": -1}}, "hardware: bw_hbm_gbs must be > 0"),
                           ({"parallelism": None}, "missing input 'parallelism'"),
-                          ({"runtime": 3}, "runtime must be a name")):
+                          ({"runtime": 3}, "runtime must be a profile name or a table of runtime fields"),
+                          ({"runtime": {**get_runtime(None).to_dict(), "name": "x", "kernel_gap_ns": -1}},
+                           "runtime: kernel_gap_ns must be")):
         d = {**good, **patch}
         if patch.get("parallelism", 0) is None:
             del d["parallelism"]

@@ -24,7 +24,8 @@ from infersim.simulate import SimResult, simulate
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism
-from infersim.specs.runtime import RUNTIMES, Runtime
+from infersim.presets.runtime_presets import RUNTIMES
+from infersim.specs.runtime import Runtime
 from infersim.specs.workload import Workload
 from infersim.version import __version__
 

@@ -27,10 +27,11 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
-from infersim.errors import InferSimError, choice, require
+from infersim.errors import InferSimError, choice, require, short_repr
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism
+from infersim.specs.runtime import Runtime
 from infersim.specs.workload import Workload
 from infersim.version import __version__
 
@@ -55,7 +56,7 @@ class Run:
     kind: str
     model: ModelSpec
     hardware: HardwareSpec
-    runtime: str
+    runtime: "str | Runtime"          # a profile name, or the fields of a runtime file
     inputs: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -89,6 +90,20 @@ def _build(cls, d, what: str):
         raise InferSimError(f"{what}: {exc}") from None
     except (TypeError, ValueError) as exc:    # a missing field or a value of the wrong type
         raise InferSimError(f"{what}: {' '.join(str(exc).split())}") from None
+
+
+def runtime_json(rt: "str | Runtime"):
+    """A runtime as an export holds it: the profile's name when it is that profile unchanged,
+    else all its fields (a runtime file, an edited profile)."""
+    from infersim.presets.runtime_presets import RUNTIMES
+
+    if isinstance(rt, str):
+        return rt
+    return rt.name if rt.name in RUNTIMES and RUNTIMES[rt.name] == rt else rt.to_dict()
+
+
+def runtime_label(rt: "str | Runtime") -> str:
+    return rt if isinstance(rt, str) else rt.name
 
 
 def model_from_dict(d) -> ModelSpec:
@@ -227,7 +242,7 @@ def to_export(run: Run, out: Outcome) -> dict:
     """The export of ``run`` and its outcome as a JSON-able dict (inputs first, then the answer)."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "infersim_version": __version__,
             "kind": run.kind, "model": run.model.to_dict(), "hardware": run.hardware.to_dict(),
-            "runtime": run.runtime, **run.inputs, "answer": out.answer,
+            "runtime": runtime_json(run.runtime), **run.inputs, "answer": out.answer,
             "result": _summary(run.kind, out)}
 
 
@@ -256,7 +271,10 @@ def read_export(text: str | bytes, where: str = "export") -> tuple[Run, dict]:
         kind = d.get("kind")
         choice("export kind", kind, KINDS)
         runtime = d.get("runtime")
-        require(isinstance(runtime, str), f"runtime must be a name, got {runtime!r}")
+        require(isinstance(runtime, (str, dict)),
+                f"runtime must be a profile name or a table of runtime fields, got {short_repr(runtime)}")
+        if isinstance(runtime, dict):
+            runtime = _build(Runtime, runtime, "runtime")
         run = Run(kind, model_from_dict(d.get("model")), hardware_from_dict(d.get("hardware")), runtime,
                   {k: d[k] for k in INPUT_KEYS[kind] + ("max_candidates",) if k in d})
     except InferSimError as exc:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from infersim import cost
+from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism, ParArrays
-from infersim.specs.runtime import get_runtime
+from infersim.specs.runtime import Runtime
 from infersim.specs.workload import Workload
 
 
@@ -44,6 +45,7 @@ class SimResult:
     op_times_ns: dict[str, float] = field(default_factory=dict)
     op_flops: dict[str, float] = field(default_factory=dict)     # per PE per step
     op_bytes: dict[str, float] = field(default_factory=dict)     # HBM bytes per PE per step
+    runtime_spec: Runtime | None = None                          # the runtime itself (``runtime`` is its name)
 
     @property
     def tokens_per_s(self) -> float:
@@ -106,7 +108,7 @@ class SimResult:
 def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Workload,
              runtime=None) -> SimResult:
     """Latency, breakdown and memory of one configuration (see :mod:`infersim.cost`);
-    ``runtime`` is a name from ``infersim.specs.runtime.RUNTIMES``, a ``Runtime`` or None (default)."""
+    ``runtime`` is a profile name (``infersim.runtime.RUNTIMES``), a ``Runtime`` or None (default)."""
     rt = get_runtime(runtime)
     par.validate(model, hw, workload)
     arrays = ParArrays.from_configs([par], workload)
@@ -126,4 +128,5 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
         op_times_ns={k: scalar(v) for k, v in res["op_times_ns"].items()},
         op_flops={o.name: float(o.flops[0]) * o.mult for o in terms.ops},
         op_bytes={o.name: float(o.nbytes[0]) * o.mult for o in terms.ops},
+        runtime_spec=rt,
     )

@@ -29,7 +29,7 @@ def knob_gains(model: ModelSpec, hw: HardwareSpec, r: SimResult) -> dict[str, fl
     base = hw.knobs()
     rows = np.array([[base[k] * (2.0 if k == knob else 1.0) for k in KNOBS] for knob in KNOBS])
     lat = cost.evaluate(terms, {k: rows[:, j][:, None] for j, k in enumerate(KNOBS)},
-                        runtime=r.runtime, breakdown=False)["total_ns"][:, 0]
+                        runtime=r.runtime_spec or r.runtime, breakdown=False)["total_ns"][:, 0]
     return {k: 1.0 - float(t) / r.total_latency_ns for k, t in zip(KNOBS, lat)}
 
 

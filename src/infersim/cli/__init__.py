@@ -70,6 +70,9 @@ def _run(args) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("always", InferSimWarning)
             warnings.showwarning = _show_warning
+            if isinstance(getattr(args, "runtime", None), str):    # --runtime NAME|FILE, once for every command
+                from infersim.presets.runtime_presets import resolve_runtime
+                args.runtime = resolve_runtime(args.runtime)
             return args.run(args)
     except InferSimError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)

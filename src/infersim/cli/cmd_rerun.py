@@ -16,7 +16,7 @@ def run(args) -> int:
     import os
 
     from infersim.errors import InferSimError
-    from infersim.exports import MAX_EXPORT_BYTES, rerun, to_export
+    from infersim.exports import MAX_EXPORT_BYTES, rerun, runtime_label, to_export
     from infersim.loaders.files import read_text_capped
 
     if not os.path.isfile(args.export):
@@ -28,7 +28,7 @@ def run(args) -> int:
         emit_json({**to_export(job, out), "same_answer_as_export": same})
         return 0
     console.print(f"Re-run of a {job.kind} export (written by infersim {old.get('infersim_version')}): "
-                  f"{job.model.name} on {job.hardware.name}, runtime {job.runtime}", highlight=False)
+                  f"{job.model.name} on {job.hardware.name}, runtime {runtime_label(job.runtime)}", highlight=False)
     for i, line in enumerate(out.answer):
         console.print(f"[bold]{line}[/]" if i == 0 else line, highlight=False, soft_wrap=True)
     if same:

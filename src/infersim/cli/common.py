@@ -121,11 +121,12 @@ def add_hw_args(p: argparse.ArgumentParser, help: str = "hardware") -> None:
 
 
 def add_runtime_arg(p: argparse.ArgumentParser) -> None:
-    from infersim.specs.runtime import DEFAULT_RUNTIME, RUNTIMES
+    from infersim.presets.runtime_presets import DEFAULT_RUNTIME, RUNTIMES
 
     p.add_argument("--runtime", default=DEFAULT_RUNTIME,
-                   help=f"software runtime: {', '.join(RUNTIMES)} (default {DEFAULT_RUNTIME}): "
-                        "kernel gaps, host launches, per-step cost")
+                   help=f"software runtime: a profile ({', '.join(RUNTIMES)}; default {DEFAULT_RUNTIME}) "
+                        "or a TOML/JSON/YAML runtime file (docs/runtime.md): launch path, kernel gaps, "
+                        "host launches, per-step and per-sequence host cost")
 
 
 def load_model(args) -> ModelSpec:

@@ -54,13 +54,13 @@ from infersim.codesign.sensitivity import sensitivity as _sensitivity
 from infersim.codesign.types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
 from infersim.errors import InferSimError, choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP
+from infersim.presets.runtime_presets import get_runtime
 from infersim.search.autosuggest import autosuggest
 from infersim.search.objectives import get_objective
 from infersim.search.space import parallelism_space
 from infersim.specs.hardware import KNOBS, HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import FIELDS, ParArrays
-from infersim.specs.runtime import get_runtime
 from infersim.specs.workload import Workload
 
 __all__ = ["HardwareCandidate", "JointScore", "JointResult", "SensitivityRow", "Requirement",

@@ -32,11 +32,11 @@ from infersim.codesign.economics import Economics, pe_economics
 from infersim.codesign.types import candidate_rows
 from infersim.errors import choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP
+from infersim.presets.runtime_presets import get_runtime
 from infersim.serving import BATCHING, Request
 from infersim.serving.sla import NoDeployment, ServingPoint, limit_ms, sla_search
 from infersim.specs.hardware import KNOBS, HardwareSpec
 from infersim.specs.model import ModelSpec
-from infersim.specs.runtime import get_runtime
 
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),

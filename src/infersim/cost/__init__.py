@@ -63,9 +63,11 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     comms: dict[tuple[str, str], coll.CommSet] = {}
     for b in blocks:
         for o in b.ops:
-            f = o.flops / (hw.compute_efficiency(o.flops, o.dtype) * hw.tensor_rate(o.dtype))
-            m = o.nbytes / hw.memory_efficiency(o.nbytes, o.weight_dtype)
-            ops.append(Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes))
+            attn = o.klass == "attn"
+            f = o.flops / (hw.compute_efficiency(o.flops, o.dtype, attn) * hw.tensor_rate(o.dtype)
+                           * hw.clock_fraction)
+            m = o.nbytes / hw.memory_efficiency(o.nbytes, o.weight_dtype, attn)
+            ops.append(Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes, o.klass))
             kernels[o.kind] = kernels[o.kind] + o.mult * o.kernels
         for kind, launches in b.launches.items():
             kernels[kind] = kernels[kind] + launches
@@ -80,7 +82,7 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
                  ring_step=ring.step, ring_mult=ring.mult, cp=g.cp, m=g.m, pp=g.pp,
                  kernels=kernels, stage_first=first, stage_last=last,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
-                 mem_parts=parts)
+                 seqs=g.b_all * g.ones(), mem_parts=parts)
 
 
 def blocks_of(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload):

@@ -81,7 +81,7 @@ def _attention_core(model: ModelSpec, g: Geometry, blk: Block) -> np.ndarray:
     tok_q = np.where((g.ring == 1) & g.prefill, g.tok, g.tok_pe)   # pass-Q: every rank's queries visit
     nbytes = (kv_read + 2.0 * tok_q * g.qh_pe * a.q_width * g.ab
               + g.tok_pe * g.kvh_pe * a.kv_width * g.kvb / g.seq_split)
-    blk.op("attention", flops, nbytes, L, 1, dtype=model.attn_dtype)
+    blk.op("attention", flops, nbytes, L, 1, dtype=model.attn_dtype, klass="attn")
     return tok_q
 
 
@@ -122,7 +122,7 @@ def attention(model: ModelSpec, g: Geometry) -> Block:
     o_rows = float(model.attn_out_dim) / g.tp
     w_o = o_rows * h * g.wb + (h * g.wb if model.dense_bias else 0.0)
     blk.gemm(model, "o_proj", 2 * g.tok_pe * o_rows * h, w_o + g.tok_pe * (o_rows + h) * g.ab, L, 1)
-    blk.op("norms", 10 * g.tok_pe * h, 10 * g.tok_pe * h * g.ab, L, 2)
+    blk.op("norms", 10 * g.tok_pe * h, 10 * g.tok_pe * h * g.ab, L, 2, klass="elementwise")
     blk.comm("tp_allreduce", coll.all_reduce(g.tok_pe * h * g.cb, g.lv_tp).scale(L), "all",
              L * (g.tp > 1))
     _combines(model, g, blk)

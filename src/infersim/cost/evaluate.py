@@ -2,17 +2,19 @@
 
 One micro-batch's traversal of the pipeline (one step of one micro-batch through every stage):
 
-    device = Σ_ops max(f/peak, m/bw)·mult + Σ collectives + exposed CP ring + kernels·kernel_gap
+    device = Σ_ops op_time(f/peak, m/bw)·mult + Σ collectives + exposed CP ring + kernels·kernel_gap
     A      = max(device, host)        host = kernels·host_launch unless graph-captured
     S      = the slowest stage (the first or the last, see ``pipeline.py``), same terms
 
-    decode   latency = period = max(m·S, A) + step_fixed     (a sequence's next token)
-    prefill  latency = A + (m − 1)·S + step_fixed           (the last micro-batch is done)
-             period  = (m·S if pp > 1 else A) + step_fixed  (a new batch enters every m·S)
+    decode   latency = period = max(m·S, A) + host             (a sequence's next token)
+    prefill  latency = A + (m − 1)·S + host                 (the last micro-batch is done)
+             period  = (m·S if pp > 1 else A) + host        (a new batch enters every m·S)
+    host     = step_fixed + seq · sequences per replica     (the runtime's per-step host work)
     throughput = batch · new tokens / period
 
 The breakdown splits A into compute, HBM, each collective, the exposed ring, kernel gaps and the
-exposed host launch time; ``pp_bubble`` is the rest of the latency beyond A and ``step_fixed``.
+exposed host launch time; ``pp_bubble`` is the rest of the latency beyond A and the host work
+(``step_fixed`` and ``seq_host``).
 
 Factorised for sweeps: operator times depend only on (peak FLOPs, HBM bandwidth) and collective
 times only on the three link bandwidths, so for H candidates each is computed once per distinct
@@ -24,8 +26,9 @@ import numpy as np
 
 from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 from infersim.errors import InferSimError
+from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import KNOBS, HardwareSpec
-from infersim.specs.runtime import Runtime, get_runtime
+from infersim.specs.runtime import Runtime
 
 
 def knob_values(hw: HardwareSpec, knobs: dict | None = None) -> dict:
@@ -57,26 +60,45 @@ def _unique_rows(*cols) -> tuple[np.ndarray, np.ndarray]:
     return uniq, inv.ravel()
 
 
+def op_time(tc, tm, floor, overlap: float):
+    """One operator's device time from its compute time ``tc`` and memory time ``tm``: the
+    longer phase plus the part of the shorter one the kernel does not hide under it, and at
+    least the kernel floor (the least time any of its kernels takes):
+
+        t = max(max(tc, tm) + (1 − overlap) · min(tc, tm), floor)
+
+    ``overlap`` = 1 is the ideal roofline. Real GEMM and attention kernels overlap loads and math
+    only in their steady state (the prologue's first loads and the epilogue's last math and
+    stores are exposed), so near the ridge point, where both phases are long, a kernel is slower
+    than the larger of the two (``HardwareSpec.ridge_overlap``, fitted per GPU family)."""
+    return np.maximum(np.maximum(tc, tm) + (1.0 - overlap) * np.minimum(tc, tm), floor)
+
+
 def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime,
               breakdown: bool) -> dict:
-    """Per kind, Σ max(tc, tm, launches·kernel_latency)·mult over the operators, for U (peak,
-    bw) rows: (U, N) arrays (launches = the op's kernels times the runtime's launch multiplier).
-    With ``breakdown`` also the compute- and HBM-dominated sums, the kernel-floor excess and each
-    operator's time."""
+    """Per kind, Σ op_time·mult over the operators, for U (peak, bw) rows: (U, N) arrays. The
+    runtime's kernel quality scales the peak GEMMs (``gemm_efficiency``) and the whole attention
+    kernel (``attn_efficiency``); the floor is the op's launches (kernels times the runtime's
+    launch multiplier) at the hardware's kernel latency. With ``breakdown`` also the compute-
+    and HBM-dominated sums, the kernel-floor excess and each operator's time."""
     out: dict = {"kinds": {}, "ops": {}}
     comp = hbm = floor = 0.0
     lat = terms.hw.kernel_latency_ns * rt.launch_multiplier
+    ov = terms.hw.ridge_overlap
     for i, op in enumerate(terms.ops):
-        tc, tm = op.f / peak_per_ns, op.m / bw
-        roof = np.maximum(tc, tm)
-        t = np.maximum(roof, op.kernels * lat)
+        quality = rt.attn_efficiency if op.klass == "attn" else rt.gemm_efficiency if op.klass == "gemm" else 1.0
+        tc, tm = op.f / (peak_per_ns * quality), op.m / bw
+        if op.klass == "attn":
+            tm = tm / quality
+        t = op_time(tc, tm, op.kernels * lat, ov)
         if i == terms.attn_index:
             out["attn"] = t
         out["kinds"][op.kind] = out["kinds"].get(op.kind, 0.0) + t * op.mult
         if breakdown:
+            roof = op_time(tc, tm, 0.0, ov)
             c_dom = tc >= tm
-            comp = comp + np.where(c_dom, tc, 0.0) * op.mult
-            hbm = hbm + np.where(c_dom, 0.0, tm) * op.mult
+            comp = comp + np.where(c_dom, roof, 0.0) * op.mult
+            hbm = hbm + np.where(c_dom, 0.0, roof) * op.mult
             floor = floor + (t - roof) * op.mult
             out["ops"][op.name] = t * op.mult
     out["compute"], out["hbm"], out["floor"] = comp, hbm, floor
@@ -99,17 +121,24 @@ def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
     return out
 
 
+def step_host_ns(rt: Runtime, seqs):
+    """Host work per step the device waits for: ``step_fixed + seq · sequences`` (the runtime's
+    scheduling, input preparation and sampling, once per step and once per sequence in it)."""
+    return rt.step_fixed_ns + rt.seq_ns * seqs
+
+
 def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
     """Traversal A, slowest stage S, latency and period from per-kind device times (see module)."""
     device = sum(kind_t.values())
     host_all = host_stage = 0.0
-    host_ns = 0.0 if rt.graph_captured else rt.host_launch_ns * rt.launch_multiplier
+    host_ns = rt.host_ns_per_launch()
     if host_ns:
         host_all = sum(terms.kernels[k] for k in KINDS) * host_ns
     A = np.maximum(device, host_all)
+    fixed = step_host_ns(rt, terms.seqs)
     out = {"device": device, "A": A, "bubble": 0.0}
     if not np.any(terms.pp > 1):
-        out["latency"] = out["period"] = A + rt.step_fixed_ns
+        out["latency"] = out["period"] = A + fixed
         return out
     stages = []
     for share in (terms.stage_first, terms.stage_last):
@@ -121,10 +150,10 @@ def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
     m, multi = terms.m, terms.pp > 1
     if terms.prefill:
         out["bubble"] = (m - 1.0) * S
-        out["period"] = np.where(multi, m * S, A) + rt.step_fixed_ns
+        out["period"] = np.where(multi, m * S, A) + fixed
     else:
         out["bubble"] = np.maximum(m * S - A, 0.0)
-    out["latency"] = A + out["bubble"] + rt.step_fixed_ns
+    out["latency"] = A + out["bubble"] + fixed
     if not terms.prefill:
         out["period"] = out["latency"]
     return out
@@ -168,6 +197,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
                    cp_ring=ring,
                    kernel_gaps=gaps + np.zeros((H, 1)), host_launch=pipe["A"] - pipe["device"],
                    step_fixed=np.full((H, len(terms)), rt.step_fixed_ns),
+                   seq_host=rt.seq_ns * terms.seqs + np.zeros((H, 1)),
                    pp_bubble=pipe["bubble"])
         for name in COMM_COMPONENTS:
             out[name] = com["components"][name][ib] if name in com["components"] else np.zeros((H, len(terms)))

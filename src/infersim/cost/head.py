@@ -15,7 +15,7 @@ from infersim.specs.model import ModelSpec
 def head(model: ModelSpec, g: Geometry) -> Block:
     blk = Block(g.n)
     h, V, wb, ab = float(model.hidden), float(model.vocab), g.wb, g.ab
-    blk.op("embedding", 0.0, g.tok_pe * h * (wb + ab), 1.0, 1, "first")
+    blk.op("embedding", 0.0, g.tok_pe * h * (wb + ab), 1.0, 1, "first", klass="elementwise")
     head_tok = g.head_tok                            # logits of the last token of each sequence
     blk.gemm(model, "lm_head", 2 * head_tok * h * V / g.tp,
              V * h / g.tp * wb + head_tok * (h + V / g.tp) * ab, 1.0, 2, "last")

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from infersim.cost import collectives as coll
+from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.parallel import ParArrays
-from infersim.specs.runtime import get_runtime
 
 COMM_COMPONENTS = ("tp_allreduce", "ffn_allreduce", "kv_seq_combine", "cp_combine",
                    "ep_alltoall", "pp_p2p", "lm_head_gather")
-RUNTIME_COMPONENTS = ("kernel_gaps", "host_launch", "step_fixed")
+RUNTIME_COMPONENTS = ("kernel_gaps", "host_launch", "step_fixed", "seq_host")
 #: Device time of kernels too small to reach their roofline (each takes the hardware's
 #: kernel_latency_ns at least): per-kernel cost like the runtime's, but on the device.
 FLOOR_COMPONENT = "kernel_floor"
@@ -50,6 +50,7 @@ class RawOp:
     kind: str = "all"
     dtype: str = "bf16"          # the data type the operator computes in
     weight_dtype: str = "bf16"   # the data type of the weights it streams (HBM efficiency)
+    klass: str = "gemm"          # "gemm", "attn" (attention kernels) or "elementwise"
 
 
 @dataclass
@@ -87,11 +88,11 @@ class Block:
     ring: Ring | None = None
 
     def op(self, name, flops, nbytes, mult, kernels, kind: str = "all", dtype: str = "bf16",
-           weight_dtype: str = "bf16") -> None:
+           weight_dtype: str = "bf16", klass: str = "gemm") -> None:
         ones = np.ones(self.n)
         self.ops.append(RawOp(name, np.asarray(flops, dtype=np.float64) * ones,
                               np.asarray(nbytes, dtype=np.float64) * ones, mult, kernels, kind, dtype,
-                              weight_dtype))
+                              weight_dtype, klass))
 
     def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
              experts: bool = False) -> None:
@@ -121,10 +122,11 @@ class Op:
     kind: str
     flops: np.ndarray       # raw, for the physical-floor check and reports
     nbytes: np.ndarray
+    klass: str = "gemm"     # which runtime efficiency applies: "gemm", "attn" or "elementwise"
 
     def take(self, idx) -> "Op":
         return Op(self.name, self.f[idx], self.m[idx], self.mult, self.kernels, self.kind,
-                  self.flops[idx], self.nbytes[idx])
+                  self.flops[idx], self.nbytes[idx], self.klass)
 
 
 def _take(v, idx):
@@ -150,6 +152,7 @@ class Terms:
     stage_first: dict[str, np.ndarray]    # share of each kind's time in the first stage
     stage_last: dict[str, np.ndarray]     # ... in the last stage
     mem_bytes: np.ndarray
+    seqs: np.ndarray                      # sequences per replica a step advances (host work per sequence)
     mem_parts: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -164,7 +167,7 @@ class Terms:
                      ring_step=self.ring_step.take(idx), ring_mult=self.ring_mult[idx],
                      cp=self.cp[idx], m=self.m[idx], pp=self.pp[idx], kernels=sub(self.kernels),
                      stage_first=sub(self.stage_first), stage_last=sub(self.stage_last),
-                     mem_bytes=self.mem_bytes[idx], mem_parts=sub(self.mem_parts))
+                     mem_bytes=self.mem_bytes[idx], seqs=self.seqs[idx], mem_parts=sub(self.mem_parts))
 
     def fits(self, pe_hbm_gb, runtime=None) -> np.ndarray:
         """Memory-fit mask for one HBM capacity under ``runtime``'s memory fraction (the cheap

@@ -23,6 +23,7 @@ COMPONENT_COLOURS = {
     "ffn_allreduce": "#98df8a", "kv_seq_combine": "#9467bd", "cp_combine": "#c5b0d5",
     "ep_alltoall": "#8c564b", "pp_p2p": "#e377c2", "lm_head_gather": "#bcbd22", "cp_ring": "#d62728",
     "pp_bubble": "#f7b6d2", "kernel_gaps": "#7f7f7f", "host_launch": "#c7c7c7", "step_fixed": "#17becf",
+    "seq_host": "#9edae5",
 }
 CP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "pentagon",
               "triangle-down", "hourglass", "star-square", "triangle-left", "bowtie", "hexagram")

@@ -26,13 +26,13 @@ import numpy as np
 
 from infersim import cost
 from infersim.errors import InferSimError, choice
+from infersim.presets.runtime_presets import get_runtime
 from infersim.search.objectives import OBJECTIVES as _REGISTRY
 from infersim.search.space import SpaceCounts, parallelism_space
 from infersim.simulate import SimResult, simulate
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism, ParArrays
-from infersim.specs.runtime import get_runtime
 from infersim.specs.workload import Workload
 
 OBJECTIVES = tuple(_REGISTRY.names())

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from infersim.errors import InferSimError
+from infersim.presets.runtime_presets import get_runtime
 from infersim.search.auto_explore import evaluate_space
 from infersim.simulate import SimResult, simulate
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism
-from infersim.specs.runtime import get_runtime
 from infersim.specs.workload import Workload
 
 

@@ -38,10 +38,10 @@ import numpy as np
 
 from infersim import cost
 from infersim.errors import choice, require
+from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import FIELDS, Parallelism, ParArrays
-from infersim.specs.runtime import get_runtime
 from infersim.specs.workload import Workload
 
 BATCHING = ("continuous", "static")

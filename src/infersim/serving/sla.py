@@ -29,6 +29,7 @@ import numpy as np
 
 from infersim import cost
 from infersim.errors import InferSimError, choice, require
+from infersim.presets.runtime_presets import get_runtime
 from infersim.search.pareto import pareto_front
 from infersim.search.space import parallelism_space
 from infersim.serving.model import (
@@ -41,7 +42,6 @@ from infersim.serving.model import (
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import FIELDS, Parallelism, ParArrays, concat, field_code
-from infersim.specs.runtime import get_runtime
 from infersim.specs.workload import Workload
 
 OBJECTIVES = ("tok_s_per_pe", "tok_s", "tok_s_per_user")

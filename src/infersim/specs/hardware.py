@@ -53,9 +53,14 @@ DEFAULT_MEMORY_EFF: tuple[tuple[float, float], ...] = (
     (1e4, 0.05), (1e5, 0.30), (1e6, 0.60), (1e7, 0.80), (1e8, 0.88), (1e9, 0.90))
 
 
-#: Quantised weight dtypes whose GEMMs stream at ``memory_eff_fp8``.
+#: Quantised weight dtypes whose GEMMs stream at their own efficiency: 8-bit at ``memory_eff_fp8``,
+#: 4-bit integer (AWQ/GPTQ) at ``memory_eff_int4``, 4-bit float (NVFP4/MXFP4) at ``memory_eff_fp4``
+#: (each falling back to the 8-bit table, then to ``memory_eff``).
 SUB16_WEIGHTS = ("fp8", "int8", "int4", "fp4", "mxfp4")
-EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8", "compute_eff_fp4")
+WEIGHT_MEMORY_TABLE = {"fp8": "memory_eff_fp8", "int8": "memory_eff_fp8", "int4": "memory_eff_int4",
+                       "fp4": "memory_eff_fp4", "mxfp4": "memory_eff_fp4"}
+EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8", "compute_eff_fp4",
+              "memory_eff_int4", "memory_eff_fp4", "attn_compute_eff", "attn_memory_eff")
 #: Largest topology accepted (an NVL72 rack is 72 PEs, a TPU v5p pod 8,960): nothing downstream
 #: enumerates a million-PE space for hours.
 MAX_PES = 1_048_576
@@ -105,6 +110,14 @@ class HardwareSpec:
     memory_eff: tuple[tuple[float, float], ...] = DEFAULT_MEMORY_EFF
     memory_eff_fp8: tuple[tuple[float, float], ...] = ()    # GEMMs streaming 8-bit weights
     compute_eff_fp4: tuple[tuple[float, float], ...] = ()   # fp4 GEMMs; () = compute_eff_fp8
+    memory_eff_int4: tuple[tuple[float, float], ...] = ()   # GEMMs streaming int4 weights; () = the fp8 table
+    memory_eff_fp4: tuple[tuple[float, float], ...] = ()    # GEMMs streaming fp4 weights; () = the fp8 table
+    attn_compute_eff: tuple[tuple[float, float], ...] = ()  # attention kernels (flash); () = compute_eff
+    attn_memory_eff: tuple[tuple[float, float], ...] = ()   # decode attention over the KV cache; () = memory_eff
+    ridge_overlap: float = 1.0        # share of an op's shorter phase (compute or memory) hidden under the longer
+    tdp_w: float = 0.0                # board power the clocks are specified at (0 = unknown)
+    power_cap_w: float = 0.0          # a power limit below it (0 = none): compute clocks drop, HBM does not
+    family: str = ""                  # calibration family ("hopper", "ampere", ...) or "" (none)
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -122,6 +135,14 @@ class HardwareSpec:
                     f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
         require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
         require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
+        require(_is_finite_real(self.ridge_overlap) and 0 <= self.ridge_overlap <= 1,
+                f"ridge_overlap must be a fraction in [0, 1], got {short_repr(self.ridge_overlap)}")
+        for f in ("tdp_w", "power_cap_w"):
+            v = getattr(self, f)
+            require(_is_finite_real(v) and 0 <= v <= 1e5, f"{f} must be watts in [0, 100000], got {short_repr(v)}")
+        require(self.power_cap_w == 0 or self.tdp_w > 0,
+                "power_cap_w needs tdp_w: the cap lowers the clocks relative to the board power they are rated at")
+        require(isinstance(self.family, str), f"family must be a string, got {short_repr(self.family)}")
         for tname in EFF_TABLES:
             _check_eff_table(tname, getattr(self, tname))
 
@@ -147,34 +168,59 @@ class HardwareSpec:
     def link_alpha_ns(self) -> tuple[float, float, float]:
         return self.alpha_intra_ns, self.alpha_inter_ns, self.alpha_intersip_ns
 
+    @property
+    def clock_fraction(self) -> float:
+        """Compute clock under the power cap relative to the rated clock: dynamic power scales as
+        C·V²·f and, in the DVFS range, V with f, so P ∝ f³ and f/f_max = (cap / TDP)^(1/3)
+        (an A100 at 330 of 400 W: 0.94). Tensor-core FLOP/s follow the clock; HBM bandwidth does
+        not (its own clock domain)."""
+        if not self.power_cap_w or self.power_cap_w >= self.tdp_w:
+            return 1.0
+        return float((self.power_cap_w / self.tdp_w) ** (1.0 / 3.0))
+
     # ----- efficiency curves -------------------------------------------------------------------
-    def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16") -> np.ndarray:
-        """Achievable fraction of the ``dtype`` tensor peak for an operator of ``flops`` (per PE).
-        8-bit GEMMs use ``compute_eff_fp8`` where the part has faster 8-bit units; without them
-        (A100's fp8) they run on the 16-bit path at its efficiency. fp4 GEMMs use
-        ``compute_eff_fp4`` (else ``compute_eff_fp8``) where the part has fp4 units (B200), the
-        16-bit path where it has none."""
+    def compute_table(self, dtype: str = "bf16", attn: bool = False) -> str:
+        """The efficiency table a ``dtype`` operator computes at. 8-bit GEMMs use
+        ``compute_eff_fp8`` where the part has faster 8-bit units; without them (A100's fp8) they
+        run on the 16-bit path at its efficiency. fp4 GEMMs use ``compute_eff_fp4`` (else the
+        8-bit table) where the part has fp4 units (B200), the 16-bit path where it has none.
+        Attention kernels use ``attn_compute_eff`` when the part states it."""
+        if attn and self.attn_compute_eff:
+            return "attn_compute_eff"
         if dtype == "fp4" and self.tensor_rate(dtype) > 1.0:
-            table = self.compute_eff_fp4 or self.compute_eff_fp8 or self.compute_eff
-        elif dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.tensor_rate(dtype) > 1.0:
-            table = self.compute_eff_fp8
-        else:
-            table = self.compute_eff
-        return _interp_log(flops, table)
+            return next(t for t in ("compute_eff_fp4", "compute_eff_fp8", "compute_eff") if getattr(self, t))
+        if dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.tensor_rate(dtype) > 1.0:
+            return "compute_eff_fp8"
+        return "compute_eff"
+
+    def memory_table(self, weight_dtype: str = "bf16", attn: bool = False) -> str:
+        """The efficiency table an operator streaming ``weight_dtype`` weights reads HBM at:
+        GEMMs streaming 8-bit or narrower weights (dequantised, or on low-precision tensor cores
+        at small batch) reach a lower fraction in today's libraries (``memory_eff_fp8``, and
+        ``memory_eff_int4`` / ``memory_eff_fp4`` where stated); decode attention over the KV cache
+        reads at ``attn_memory_eff`` when stated."""
+        if attn and self.attn_memory_eff:
+            return "attn_memory_eff"
+        own = WEIGHT_MEMORY_TABLE.get(weight_dtype)
+        for t in (own, "memory_eff_fp8") if own else ():
+            if getattr(self, t):
+                return t
+        return "memory_eff"
+
+    def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16", attn: bool = False) -> np.ndarray:
+        """Achievable fraction of the ``dtype`` tensor peak for an operator of ``flops`` (per PE),
+        from :meth:`compute_table`."""
+        return _interp_log(flops, getattr(self, self.compute_table(dtype, attn)))
 
     def tensor_rate(self, dtype: str) -> float:
         """Tensor throughput of a GEMM in ``dtype`` relative to the fp16/bf16 peak."""
         return {"fp8": self.fp8_speedup, "int8": self.int8_speedup, "fp4": self.fp4_speedup,
                 "fp32": 0.5}.get(dtype, 1.0)
 
-    def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16") -> np.ndarray:
-        """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE).
-        GEMMs that stream 8-bit or narrower weights (fp8, int8, int4, fp4, mxfp4: dequantised
-        or on low-precision tensor cores at small batch) reach a lower fraction in today's
-        libraries: ``memory_eff_fp8`` when given."""
-        table = self.memory_eff_fp8 if weight_dtype in SUB16_WEIGHTS and self.memory_eff_fp8 \
-            else self.memory_eff
-        return _interp_log(nbytes, table)
+    def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16", attn: bool = False) -> np.ndarray:
+        """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE), from
+        :meth:`memory_table`."""
+        return _interp_log(nbytes, getattr(self, self.memory_table(weight_dtype, attn)))
 
     def with_knobs(self, **knobs: float) -> "HardwareSpec":
         unknown = set(knobs) - set(KNOBS)
@@ -250,7 +296,7 @@ def _check_eff_table(name: str, table) -> None:
     cached on it), sizes positive and strictly increasing, efficiencies in (0, 1]."""
     pairs = isinstance(table, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in table)
     require(pairs, f"{name} must be a tuple of (size, efficiency) pairs, got {short_repr(table)}")
-    require(len(table) >= 1 or name.endswith(("_fp8", "_fp4")), f"{name} table must not be empty")
+    require(len(table) >= 1 or name not in ("compute_eff", "memory_eff"), f"{name} table must not be empty")
     bad = [v for p in table for v in p if not _is_finite_real(v)]
     if bad:
         raise InferSimError(f"{name} sizes and efficiencies must be finite numbers, got {short_repr(bad[0])}")

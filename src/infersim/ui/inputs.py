@@ -12,8 +12,8 @@ from infersim import HardwareSpec, InferSimError, ModelSpec, Workload
 from infersim.loaders.hf_model import model_from_hf_config_text
 from infersim.presets.hardware_presets import DEFAULT_HW, HW_PRESETS, spec_from_text
 from infersim.presets.model_presets import DEFAULT_MODEL, PRESETS
+from infersim.presets.runtime_presets import DEFAULT_RUNTIME, RUNTIMES
 from infersim.specs.hardware import KNOBS
-from infersim.specs.runtime import DEFAULT_RUNTIME, RUNTIMES
 from infersim.ui import widgets as w
 
 UPLOAD = "Upload config.json…"

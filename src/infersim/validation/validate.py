@@ -32,10 +32,11 @@ import numpy as np
 from infersim import cost
 from infersim.presets.hardware_presets import _RAW, CALIBRATION, FAMILY_PRESETS, HW_PRESETS, calibrate
 from infersim.presets.model_presets import PRESETS
+from infersim.presets.runtime_presets import RUNTIMES
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism, ParArrays
-from infersim.specs.runtime import RUNTIMES, Runtime
+from infersim.specs.runtime import Runtime
 from infersim.specs.workload import Workload
 from infersim.validation.data.measurements import EXCLUDED_ROWS, ROWS, SOURCES
 
