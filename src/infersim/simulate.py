@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from infersim import cost
+from infersim.cost.bands import Band, band_for, regime
 from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
@@ -46,6 +47,13 @@ class SimResult:
     op_flops: dict[str, float] = field(default_factory=dict)     # per PE per step
     op_bytes: dict[str, float] = field(default_factory=dict)     # HBM bytes per PE per step
     runtime_spec: Runtime | None = None                          # the runtime itself (``runtime`` is its name)
+    band: Band | None = None          # where published rows of this regime fell (infersim.cost.bands)
+
+    @property
+    def latency_band_ns(self) -> tuple[float, float] | None:
+        """The latency's error band: ~80 % of held-out published rows of this regime measured
+        inside it (None when no band is known)."""
+        return self.band.of(self.total_latency_ns) if self.band else None
 
     @property
     def tokens_per_s(self) -> float:
@@ -69,6 +77,8 @@ class SimResult:
             "mem_capacity_bytes": self.mem_capacity_bytes, "fits": self.fits, "bound": self.bound,
             "pes_used": self.pes_used, "tokens_per_s": self.tokens_per_s,
             "op_times_ns": self.op_times_ns, "op_flops": self.op_flops, "op_bytes": self.op_bytes,
+            "latency_band_ns": list(self.latency_band_ns) if self.band else None,
+            "band_regime": self.band.regime if self.band else None,
         }
 
     def to_pandas(self, table: str = "breakdown"):
@@ -129,4 +139,12 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
         op_flops={o.name: float(o.flops[0]) * o.mult for o in terms.ops},
         op_bytes={o.name: float(o.nbytes[0]) * o.mult for o in terms.ops},
         runtime_spec=rt,
+        band=step_band(hw, rt, arrays.config(0), workload),
     )
+
+
+def step_band(hw: HardwareSpec, rt: Runtime, par: Parallelism, workload: Workload) -> Band | None:
+    """The error band of one step of ``par`` on ``hw`` under ``rt`` (:mod:`infersim.cost.bands`)."""
+    reg = regime("prefill" if workload.is_prefill else "decode", -(-workload.batch // par.dp), hw.family,
+                 rt.launch, par.pes > hw.pes_per_sip)
+    return band_for(reg)

@@ -38,7 +38,8 @@ def simulate_verdict(model: ModelSpec, hw: HardwareSpec, r: SimResult) -> list[s
     wl = r.workload
     what = f"{wl.mode} {wl.s_kv:,} tokens, batch {wl.batch}"
     mem = f"{r.mem_per_pe_bytes / 1e9:.1f}/{r.mem_capacity_bytes / 1e9:.1f} GB per PE"
-    head = (f"{r.model} {what} on {r.hardware}: {fmt_time(r.total_latency_ns)} "
+    band = f" ({r.band.describe(r.total_latency_ns, fmt_time)})" if r.band else ""
+    head = (f"{r.model} {what} on {r.hardware}: {fmt_time(r.total_latency_ns)}{band} "
             f"({r.tokens_per_s:,.0f} tok/s) with {r.par.describe()} ({r.pes_used} PEs), ")
     if not r.fits:
         return [head + f"does NOT fit: {mem}",

@@ -1,4 +1,4 @@
-"""``infersim validate``."""
+"""``infersim validate``: leave-one-source-out error against published measurements."""
 from __future__ import annotations
 
 from rich.table import Table
@@ -7,56 +7,63 @@ from infersim.cli.common import console, emit_json, output_file
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="compare predictions with published measurements")
-    p.add_argument("--refit", action="store_true", help="fit the calibration afresh on the train rows")
+    p = sub.add_parser("validate", help="compare predictions with published measurements (leave one source out)")
+    p.add_argument("--quick", action="store_true",
+                   help="skip the leave-one-source-out fits: the stored calibration only (in-sample)")
     p.add_argument("--write-docs", metavar="PATH", type=output_file,
-                   help="write the error table as Markdown to PATH")
+                   help="write the tables as Markdown to PATH (docs/validation.md)")
+    p.add_argument("--write-calibration", action="store_true",
+                   help="store the in-sample fit in the package's presets/calibration.toml (developers)")
+    p.add_argument("--write-bands", action="store_true",
+                   help="store the error bands in the package's cost/bands.json (developers)")
     p.add_argument("--rows", action="store_true", help="also print every row")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
-    from infersim.validation.serving import run_serving_validation
-    from infersim.validation.validate import run_validation, write_docs
+def _pct(x: float, signed: bool = False) -> str:
+    return "-" if x != x else (f"{100 * x:+.1f}%" if signed else f"{100 * x:.1f}%")
 
-    rep = run_validation(refit=args.refit)
-    serving = run_serving_validation()
+
+def run(args) -> int:
+    from infersim.validation.docs import headline, write_calibration, write_docs
+    from infersim.validation.validate import run_validation
+
+    rep = run_validation(refit=not args.quick, stored=args.quick)
+    if args.write_calibration:
+        write_calibration(rep)
+    if args.write_bands:
+        from infersim.validation.bands import write_bands
+        write_bands(rep)
     if args.write_docs:
-        write_docs(rep, args.write_docs, serving)
+        write_docs(rep, args.write_docs)
     if args.json:
-        emit_json({**rep.to_dict(), "serving": serving.to_dict()})
+        emit_json(rep.to_dict())
         return 0
-    console.print(f"[bold]Held-out median |error| {100 * rep.median_abs_error('test'):.1f}%[/] "
-                  f"(test sources, never fitted); train {100 * rep.median_abs_error('train'):.1f}%; "
-                  f"before calibration {100 * rep.median_abs_error('test', False):.1f}% held out")
-    t = Table(title="Per source")
-    for col in ("source", "split", "runtime", "rows", "excluded", "median |error|", "before calibration"):
-        t.add_column(col, justify="left" if col in ("source", "split", "runtime") else "right")
+    console.print(f"[bold]{headline(rep)}[/]", highlight=False)
+    t = Table(title="Per source (LOSO: predicted by a fit that never saw the source)")
+    for col in ("source", "runtime", "rows", "excluded", "LOSO |error|", "signed", "in-sample", "before"):
+        t.add_column(col, justify="left" if col in ("source", "runtime") else "right")
     for s in rep.by_source():
-        t.add_row(s["source"], s["split"], s["runtime"], str(s["rows"]), str(s["excluded_rows"]),
-                  f"{100 * s['median_abs_error']:.1f}%", f"{100 * s['median_abs_error_prior']:.1f}%")
+        t.add_row(s["source"], s["runtime"], str(s["rows"]), str(s["excluded_rows"]),
+                  _pct(s["median_abs_error"]), _pct(s["median_signed_error"], True),
+                  _pct(s["median_abs_error_fit"]), _pct(s["median_abs_error_prior"]))
     console.print(t)
-    t = Table(title="Fitted parameters" + (" (refit)" if rep.fit else " (stored)"))
-    t.add_column("parameter")
-    t.add_column("value", justify="right")
-    for k, v in rep.params.items():
-        t.add_row(k, f"{v:.4g}")
-    console.print(t)
-    console.print(f"[bold]Serving (continuous batching, never fitted): median |error| "
-                  f"{100 * serving.median_abs_error():.1f}%[/] over {len(serving.scored())} rows")
-    t = Table(title="Serving, per source")
-    for col in ("source", "rows", "scored", "median |error|"):
-        t.add_column(col, justify="left" if col == "source" else "right")
-    for s in serving.by_source():
-        t.add_row(s["source"], str(s["rows"]), str(s["scored"]), f"{100 * s['median_abs_error']:.1f}%")
+    from infersim.validation.fit import PARAMS
+    bound = set(rep.at_bound())
+    t = Table(title="Fitted parameters (in-sample fit on every source)")
+    for col in ("parameter", "value", "range", "at a bound"):
+        t.add_column(col, justify="left" if col in ("parameter", "range") else "right")
+    for p in PARAMS:
+        t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", "yes" if p.name in bound else "")
     console.print(t)
     if args.rows:
         t = Table(title="Predicted vs published measurements")
-        for col in ("row", "split", "measured", "before", "calibrated", "error"):
-            t.add_column(col, justify="right" if col not in ("row", "split") else "left")
+        for col in ("row", "measured", "before", "in-sample", "LOSO", "error"):
+            t.add_column(col, justify="right" if col != "row" else "left")
         for r in rep.rows:
-            t.add_row(r.row.id, r.row.split, f"{r.row.value:,.2f} {r.row.unit}", f"{r.predicted_prior:,.2f}",
-                      f"{r.predicted:,.2f}", f"{100 * r.error:+.1f}%")
+            t.add_row(r.row.id, f"{r.row.value:,.2f} {r.row.unit}", f"{r.predicted_prior:,.2f}",
+                      f"{r.predicted_fit:,.2f}", f"{r.predicted_loso:,.2f}",
+                      _pct(r.error, True) if r.scored else "not scored")
         console.print(t)
     return 0

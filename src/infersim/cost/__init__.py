@@ -67,7 +67,8 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
             f = o.flops / (hw.compute_efficiency(o.flops, o.dtype, attn) * hw.tensor_rate(o.dtype)
                            * hw.clock_fraction)
             m = o.nbytes / hw.memory_efficiency(o.nbytes, o.weight_dtype, attn)
-            ops.append(Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes, o.klass))
+            ops.append(Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes, o.klass,
+                          hw.compute_table(o.dtype, attn), hw.memory_table(o.weight_dtype, attn)))
             kernels[o.kind] = kernels[o.kind] + o.mult * o.kernels
         for kind, launches in b.launches.items():
             kernels[kind] = kernels[kind] + launches

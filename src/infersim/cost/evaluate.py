@@ -173,7 +173,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
     vec = lambda x: np.broadcast_to(np.ravel(np.asarray(k[x], dtype=float)), (H,))  # noqa: E731
     roof, ia = _unique_rows(vec("peak_tflops_f16"), vec("bw_hbm_gbs"))
     links, ib = _unique_rows(vec("bw_intra_gbs"), vec("bw_inter_gbs"), vec("bw_intersip_gbs"))
-    ops = _op_times(terms, roof[:, :1] * 1e3 * rt.gemm_efficiency, roof[:, 1:2], rt, breakdown)
+    ops = _op_times(terms, roof[:, :1] * 1e3, roof[:, 1:2], rt, breakdown)
     com = _comm_times(terms, links, breakdown)
 
     ring = terms.ring_mult * np.maximum(0.0, com["ring_step"][ib] - ops["attn"][ia] / terms.cp)

@@ -123,10 +123,12 @@ class Op:
     flops: np.ndarray       # raw, for the physical-floor check and reports
     nbytes: np.ndarray
     klass: str = "gemm"     # which runtime efficiency applies: "gemm", "attn" or "elementwise"
+    ctable: str = "compute_eff"   # the hardware efficiency tables ``f`` and ``m`` were scaled by
+    mtable: str = "memory_eff"
 
     def take(self, idx) -> "Op":
         return Op(self.name, self.f[idx], self.m[idx], self.mult, self.kernels, self.kind,
-                  self.flops[idx], self.nbytes[idx], self.klass)
+                  self.flops[idx], self.nbytes[idx], self.klass, self.ctable, self.mtable)
 
 
 def _take(v, idx):

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 from infersim.errors import InferSimError
 from infersim.loaders.files import read_text_capped
-from infersim.specs.efficiency import COMPUTE_SHAPE, MAX_KEYS, MEMORY_SHAPE, _scale
+from infersim.specs.efficiency import MAX_KEYS, _scale, shape_of
 from infersim.specs.hardware import (
     EFF_TABLES,
     HardwareSpec,
@@ -79,7 +79,7 @@ def _tables_from_maxima(d: Mapping, where: str) -> dict:
         v = d[key]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
             raise InferSimError(f"{where}: {key} must be a fraction of peak in (0, 1], got {v!r}")
-        out[table] = _scale(MEMORY_SHAPE if table.startswith("memory") else COMPUTE_SHAPE, float(v))
+        out[table] = _scale(shape_of(table), float(v))
     return out
 
 

@@ -10,7 +10,7 @@ schema of docs/hardware.md) and:
   / fp4 GEMMs, HBM streaming, GEMMs streaming 8-bit weights), as fractions of datasheet peak;
   the efficiency tables are a generic size shape scaled to them (:func:`curves`);
 * ``part``: the group of parts sharing those maxima (:data:`MEASURED_MAX`);
-* ``family``: the GPU family whose fitted multipliers (:data:`CALIBRATION`, fitted by
+* ``family``: the GPU family whose fitted multipliers (:func:`family_calibration`, fitted by
   ``infersim validate --refit``) scale the maxima within ``EFF_BOUNDS``; without one a preset
   keeps its measured maxima, so comparisons between vendors measure hardware, not fitting history;
 * ``base``: another preset this one repeats with a few keys changed (multi-node variants).
@@ -36,20 +36,21 @@ from infersim.loaders.hardware_files import (
     read_mapping,
     spec_from_mapping,
 )
+from infersim.presets.calibration import group
 from infersim.specs.efficiency import calibrate
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.registry import Registry
 
 #: Keys only preset files have (see the module docstring).
-_PRESET_KEYS = ("part", "family")
+_PRESET_KEYS = ("part",)
+#: GPU families whose presets are calibrated (``calibration.toml``'s ``hardware.<family>``).
+FAMILIES = ("hopper", "ampere", "cdna3", "blackwell")
 
-#: Per family: multipliers of the measured (bf16 compute, fp8 compute, memory, 8-bit-weight
-#: memory) maxima, fitted by ``infersim validate --refit`` on the train sources
-#: (docs/validation.md); each resulting maximum stays inside ``EFF_BOUNDS``.
-CALIBRATION: dict[str, tuple[float, float, float, float]] = {
-    "hopper": (1.0, 0.7525, 1.0340, 1.2758),
-    "ampere": (0.7785, 1.0, 1.0054, 1.1448),
-}
+
+def family_calibration(family: str) -> dict[str, float]:
+    """The fitted values of a family: efficiency multipliers by kind (``compute``, ``memory_fp8``,
+    ``attn_memory``, ...) and absolute physics values (``ridge_overlap``, ``kernel_latency_ns``)."""
+    return group("hardware", family)
 
 
 def _read_preset_files() -> dict[str, dict]:
@@ -86,8 +87,8 @@ def _build() -> tuple[list[HardwareSpec], dict[str, str], dict[str, tuple[float,
         spec, _ = spec_from_mapping(keys, f"hardware preset {name!r}")
         specs.append(spec)
         if family:
-            if family not in CALIBRATION:
-                raise InferSimError(f"hardware preset {name!r}: unknown family {family!r}")
+            if family not in FAMILIES:
+                raise InferSimError(f"hardware preset {name!r}: unknown family {family!r}; valid: {', '.join(FAMILIES)}")
             families[name] = family
         if part:
             top = tuple(d[k] for k in ("eff_max_compute", "eff_max_compute_fp8", "eff_max_memory",
@@ -105,23 +106,22 @@ _RAW, _FAMILY, MEASURED_MAX = _build()
 MEASURED_MAX: dict[str, tuple[float, ...]]
 #: family → the preset names calibrated with it, in file order.
 FAMILY_PRESETS: dict[str, tuple[str, ...]] = {
-    fam: tuple(n for n, f in _FAMILY.items() if f == fam) for fam in CALIBRATION}
+    fam: tuple(n for n, f in _FAMILY.items() if f == fam) for fam in FAMILIES}
 _BY_NAME = {h.name: h for h in _RAW}
 #: Uncalibrated specs (measured maxima) that ``infersim.validation.validate`` fits against, per family.
-BASE_GPU_SPECS: dict[str, HardwareSpec] = {fam: _BY_NAME[names[0]] for fam, names in FAMILY_PRESETS.items()}
+BASE_GPU_SPECS: dict[str, HardwareSpec] = {fam: _BY_NAME[names[0]] for fam, names in FAMILY_PRESETS.items()
+                                           if names}
+#: Uncalibrated presets by name: the measured maxima the fit starts from.
+RAW_PRESETS: dict[str, HardwareSpec] = _BY_NAME
 GENERIC_SIP: HardwareSpec = _BY_NAME["Generic SiP (default)"]
 DEFAULT_HW = GENERIC_SIP.name
-
-
-def _family_of(name: str) -> str | None:
-    return _FAMILY.get(name)
 
 
 #: Every preset, calibrated where its family is (dict-like: ``HW_PRESETS[name]``, iteration in
 #: file order, one-line errors naming the valid choices).
 HW_PRESETS: Registry[HardwareSpec] = Registry("hardware preset")
 for _h in _RAW:
-    HW_PRESETS.register(_h.name, calibrate(_h, *CALIBRATION[_FAMILY[_h.name]]) if _h.name in _FAMILY else _h)
+    HW_PRESETS.register(_h.name, calibrate(_h, **family_calibration(_h.family)) if _h.family else _h)
 
 
 def get_hardware(name: str) -> HardwareSpec:
@@ -165,6 +165,6 @@ def resolve_hardware(ref: str) -> HardwareSpec:
         raise InferSimError(f"{exc} (or a .toml/.json/.yaml hardware file)") from None
 
 
-__all__ = ["CALIBRATION", "MEASURED_MAX", "FAMILY_PRESETS", "BASE_GPU_SPECS", "GENERIC_SIP", "DEFAULT_HW",
+__all__ = ["FAMILIES", "family_calibration", "RAW_PRESETS", "MEASURED_MAX", "FAMILY_PRESETS", "BASE_GPU_SPECS", "GENERIC_SIP", "DEFAULT_HW",
            "HW_PRESETS", "get_hardware", "is_hardware_file", "read_hardware_file", "spec_from_text",
            "resolve_hardware"]

@@ -114,23 +114,41 @@ def _step(model, hw, rows: ParArrays, wl: Workload, runtime) -> tuple[dict, cost
     return cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False), terms
 
 
-def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_replica):
-    """TTFT and TPOT of in-flight batching with chunked prefill (see the module docstring)."""
+def chunk_workload(request: Request, chunk_tokens: int) -> Workload:
+    """A chunk of the prompt, attending on average to half of the tokens before it."""
+    chunk = int(min(chunk_tokens, request.new_tokens))
+    return Workload("prefill", s_kv=chunk + (request.isl - chunk) // 2, s_q=chunk)
+
+
+#: The tiny decode step the prompt increment is measured against.
+WEIGHTS_ONLY = Workload("decode", s_kv=1)
+
+
+def continuous_times(t_dec, t_chunk, t_w, request: Request, per_replica, chunk_tokens: int):
+    """(TTFT, TPOT) of in-flight batching with chunked prefill from three step times (see the
+    module docstring): ``t_dec`` the decode step of the batch at the mean context, ``t_chunk`` a
+    prompt chunk of one sequence per replica, ``t_w`` a weights-only decode step of one
+    sequence per replica; ``per_replica`` sequences in flight per replica."""
     new = request.new_tokens
     chunk = int(min(chunk_tokens, new))
-    # a chunk of the prompt, attending on average to half of the tokens before it
-    prefix = (request.isl - chunk) // 2
-    chunk_wl = Workload("prefill", s_kv=chunk + prefix, s_q=chunk)
-    # one sequence per replica, one micro-batch: the whole increment of a prompt token
-    one = replace(rows.with_batch(rows.dp), microbatches=np.ones(len(rows), dtype=np.int64))
-    t_chunk = _step(model, hw, one, chunk_wl, runtime)[0]["total_ns"]
-    t_w = _step(model, hw, one, Workload("decode", s_kv=1), runtime)[0]["total_ns"]
     r = np.maximum(t_chunk - t_w, 0.0) / chunk                     # ns per extra prompt token
     demand = per_replica * new / request.osl                       # prompt tokens per step
     budget = np.maximum(float(chunk_tokens), demand)
     tpot = t_dec + demand * r
     ttft = np.ceil(new / budget) * (t_dec + np.minimum(budget, new) * r)
     return ttft, tpot
+
+
+def one_per_replica(rows: ParArrays) -> ParArrays:
+    """One sequence per replica in one micro-batch: the whole increment of a prompt token."""
+    return replace(rows.with_batch(rows.dp), microbatches=np.ones(len(rows), dtype=np.int64))
+
+
+def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_replica):
+    one = one_per_replica(rows)
+    t_chunk = _step(model, hw, one, chunk_workload(request, chunk_tokens), runtime)[0]["total_ns"]
+    t_w = _step(model, hw, one, WEIGHTS_ONLY, runtime)[0]["total_ns"]
+    return continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens)
 
 
 def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, batches,

@@ -3,7 +3,8 @@
 A table maps operator size to the fraction of peak reached; each is a generic size shape (small
 GEMMs and short reads reach a lower fraction of peak) scaled to the part's measured maximum:
 large bf16 / fp8 / fp4 GEMMs (cuBLASLt, TensorRT-LLM, hipBLASLt), HBM streaming (STREAM-like
-copies, skinny GEMMs) and GEMMs streaming 8-bit weights at small batch.
+copies, skinny GEMMs), GEMMs streaming 8-bit / int4 / fp4 weights at small batch, and attention
+kernels (flash attention's compute at long prompts, decode attention's read of the KV cache).
 """
 from __future__ import annotations
 
@@ -17,19 +18,26 @@ from infersim.specs.hardware import HardwareSpec
 #: streaming efficiency.
 COMPUTE_SHAPE = ((1e6, 0.03), (1e8, 0.2), (1e9, 0.5), (1e10, 0.8), (1e11, 0.96), (1e12, 1.0))
 MEMORY_SHAPE = ((1e4, 0.06), (1e5, 0.33), (1e6, 0.67), (1e7, 0.89), (1e8, 0.98), (1e9, 1.0))
+#: Efficiency kinds: the table each maximum scales (``eff_max_<kind>`` in hardware files).
+TABLE_OF = {"compute": "compute_eff", "compute_fp8": "compute_eff_fp8", "compute_fp4": "compute_eff_fp4",
+            "memory": "memory_eff", "memory_fp8": "memory_eff_fp8", "memory_int4": "memory_eff_int4",
+            "memory_fp4": "memory_eff_fp4", "attn_compute": "attn_compute_eff",
+            "attn_memory": "attn_memory_eff"}
+KIND_OF = {t: k for k, t in TABLE_OF.items()}
 #: Physical ranges of the maxima (calibration and every preset must stay inside; tested).
-EFF_BOUNDS = {"compute": (0.35, 0.92), "compute_fp8": (0.30, 0.85), "memory": (0.65, 0.95),
-              "memory_fp8": (0.25, 0.95)}
-TABLE_OF = {"compute": "compute_eff", "compute_fp8": "compute_eff_fp8", "memory": "memory_eff",
-            "memory_fp8": "memory_eff_fp8"}
+EFF_BOUNDS = {"compute": (0.35, 0.92), "compute_fp8": (0.30, 0.85), "compute_fp4": (0.25, 0.85),
+              "memory": (0.65, 0.95), "memory_fp8": (0.25, 0.95), "memory_int4": (0.25, 0.95),
+              "memory_fp4": (0.20, 0.95), "attn_compute": (0.20, 0.85), "attn_memory": (0.30, 0.95)}
 #: Maximum keys a hardware file may give instead of tables (``eff_max_<kind>`` → table).
-MAX_KEYS = {"eff_max_compute": "compute_eff", "eff_max_compute_fp8": "compute_eff_fp8",
-            "eff_max_memory": "memory_eff", "eff_max_memory_fp8": "memory_eff_fp8",
-            "eff_max_compute_fp4": "compute_eff_fp4"}
+MAX_KEYS = {f"eff_max_{k}": t for k, t in TABLE_OF.items()}
 
 
 def _scale(shape, top: float) -> tuple[tuple[float, float], ...]:
     return tuple((x, round(e * top, 6)) for x, e in shape)
+
+
+def shape_of(table: str) -> tuple[tuple[float, float], ...]:
+    return MEMORY_SHAPE if "memory" in table else COMPUTE_SHAPE
 
 
 def curves(compute: float, compute_fp8: float, memory: float, memory_fp8: float,
@@ -45,14 +53,36 @@ def curves(compute: float, compute_fp8: float, memory: float, memory_fp8: float,
     return out
 
 
+def scaled_factor(top: float, multiplier: float, kind: str) -> float:
+    """The factor a table of maximum ``top`` is scaled by under a calibration ``multiplier``:
+    the new maximum is ``top · multiplier`` clipped to the kind's physical range."""
+    lo, hi = EFF_BOUNDS[kind]
+    return min(max(top * multiplier, lo), hi) / top
+
+
+def table_top(hw: HardwareSpec, kind: str) -> tuple[str, float] | None:
+    """(table, its maximum) that calibrating ``kind`` scales on ``hw``: the kind's own table, or
+    for an absent 8-bit/4-bit table the one it falls back to; None when the part has neither."""
+    table = TABLE_OF[kind]
+    if not getattr(hw, table):
+        return None
+    return table, max(e for _, e in getattr(hw, table))
+
+
 def calibrate(hw: HardwareSpec, compute: float = 1.0, compute_fp8: float = 1.0, memory: float = 1.0,
-              memory_fp8: float = 1.0) -> HardwareSpec:
-    """``hw`` with its efficiency tables scaled by the multipliers, each maximum clipped to its
-    physical range (``EFF_BOUNDS``)."""
-    def scale(bound, s):
-        table = getattr(hw, TABLE_OF[bound]) or getattr(hw, TABLE_OF[bound.removesuffix("_fp8")])
-        top = max(e for _, e in table)
-        target = min(max(top * s, EFF_BOUNDS[bound][0]), EFF_BOUNDS[bound][1])
-        return tuple((x, e * target / top) for x, e in table)
+              memory_fp8: float = 1.0, **more: float) -> HardwareSpec:
+    """``hw`` with its efficiency tables scaled by the multipliers (any kind of
+    :data:`TABLE_OF`), each maximum clipped to its physical range (``EFF_BOUNDS``); ``more`` may
+    also set ``ridge_overlap`` and ``kernel_latency_ns`` (absolute values)."""
     mult = {"compute": compute, "compute_fp8": compute_fp8, "memory": memory, "memory_fp8": memory_fp8}
-    return replace(hw, **{TABLE_OF[b]: scale(b, s) for b, s in mult.items()})
+    absolute = {k: more.pop(k) for k in ("ridge_overlap", "kernel_latency_ns") if k in more}
+    mult.update(more)
+    out = {}
+    for kind, s in mult.items():
+        found = table_top(hw, kind)
+        if found is None:
+            continue
+        table, top = found
+        f = scaled_factor(top, s, kind)
+        out[table] = tuple((x, e * f) for x, e in getattr(hw, table))
+    return replace(hw, **out, **absolute)

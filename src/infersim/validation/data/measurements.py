@@ -28,7 +28,7 @@ class Source:
     title: str
     where: str            # URL, or repository + path + commit
     runtime: str          # infersim runtime profile that reproduces its software stack
-    split: str            # "train" | "test" | "excluded" — a source is held out whole
+    split: str            # "used" | "excluded" (with the reason in ``note``)
     note: str = ""
 
 
@@ -37,38 +37,38 @@ SOURCES: dict[str, Source] = {
         "gpt-fast README (PyTorch team), batch 1, A100-80GB power-limited to 330 W, torch.compile "
         "reduce-overhead (CUDA graphs), custom intra-node all-reduce",
         "github.com/pytorch-labs/gpt-fast README.md @ c9f683edd4f89d3e81ed8f52387e866a245e3226",
-        "cuda-graphs", "train"),
+        "cuda-graphs", "used"),
     "gptfast_blog_eager": Source(
         "PyTorch blog 'Accelerating Generative AI with PyTorch II: GPT, Fast', starting point: a "
         "simple eager implementation, Llama-2-7B, batch 1, A100-80GB at 330 W",
         "https://pytorch.org/blog/accelerating-generative-ai-2/ ('Starting Point (25.5 tok/s)')",
-        "eager", "train"),
+        "eager", "used"),
     "trtllm_v0.5_lowlat": Source(
         "TensorRT-LLM v0.5.0 performance.md, Low Latency table (batch 1, 1st token latency)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/performance.md (release v0.5.0)",
-        "trtllm-2023", "train"),
+        "trtllm-2023", "used"),
     "trtllm_v0.6.1_thr": Source(
         "TensorRT-LLM performance.md (data v0.6.1), Peak Throughput table, gptSessionBenchmark "
         "static batching, output tok/s per GPU",
         "github.com/NVIDIA/TensorRT-LLM docs/source/performance.md (data v0.6.1)",
-        "trtllm-2023", "train"),
+        "trtllm-2023", "used"),
     "trtllm_blog_h100vsa100": Source(
         "TensorRT-LLM blog 'H100 has 4.6x A100 performance', GPT-J 6B, H100 FP8 vs A100 FP16; "
         "batch-1 rows give no output length (128 assumed)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/blogs/H100vsA100.md @ "
-        "15ed78097ea2c14b3831ca017935a32dec54476e", "trtllm-2023", "train"),
+        "15ed78097ea2c14b3831ca017935a32dec54476e", "trtllm-2023", "used"),
     "nim_benchmark_llm_perf": Source(
         "NVIDIA NIM 1.8.0 benchmarks, Llama-3.3-70B-Instruct fp8 TP2 on 2x H100 80GB, "
         "concurrency 1, client-side TTFT and ITL over HTTP streaming",
-        "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "cuda-graphs", "train"),
+        "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "cuda-graphs", "used"),
     "gptfast_mixtral_readme": Source(
         "gpt-fast mixtral-moe README, batch 1, A100-80GB (330 W), torch.compile",
         "github.com/pytorch-labs/gpt-fast mixtral-moe/README.md @ "
-        "48328fbe8ffc24fd14ddb59c8dfcce3a0291100f", "cuda-graphs", "test"),
+        "48328fbe8ffc24fd14ddb59c8dfcce3a0291100f", "cuda-graphs", "used"),
     "torchao_quant_readme_a100": Source(
         "torchao quantization README, single A100-80GB, batch 1, torch.compile generate.py",
         "github.com/pytorch/ao torchao/quantization/README.md @ "
-        "53b6b787bb035f1abc3c4804dd22c09ee41e7a0d", "cuda-graphs", "test"),
+        "53b6b787bb035f1abc3c4804dd22c09ee41e7a0d", "cuda-graphs", "used"),
     "torchao_quant_readme_h100": Source(
         "torchao quantization README, single 'NVIDIA-H100', batch 1",
         "github.com/pytorch/ao torchao/quantization/README.md @ "
@@ -79,40 +79,40 @@ SOURCES: dict[str, Source] = {
         "TensorRT-LLM v0.9.0 performance.md ('All data was generated using version 0.9.0'): "
         "batch-1 first-token latency and static-batch throughput, H100/H200 FP8, A100 FP16",
         "github.com/NVIDIA/TensorRT-LLM docs/source/performance.md (release v0.9.0)",
-        "trtllm-2023", "test"),
+        "trtllm-2023", "used"),
     "trtllm_blog_h200launch": Source(
         "TensorRT-LLM blog 'H200 launch', Llama-2-13B FP8 on one H200, static batch "
         "(the 70B rows were relabelled between versions of the page and are left out)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/blogs/H200launch.md @ "
-        "1555478c1b417a0b34de05209862ea5a2ab9add1", "trtllm-2023", "test"),
+        "1555478c1b417a0b34de05209862ea5a2ab9add1", "trtllm-2023", "used"),
     "trtllm_blog_falcon180b_h200": Source(
         "TensorRT-LLM blog 'Falcon-180B on a single H200', Llama-2-70B FP8 TP1 rows (v0.7a)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/blogs/Falcon180B-H200.md @ "
-        "3c44cb974badec8966108b16054a99c0923e410d", "trtllm-2023", "test"),
+        "3c44cb974badec8966108b16054a99c0923e410d", "trtllm-2023", "used"),
     "vllm_blog_fp8_kvcache": Source(
         "vLLM blog 'FP8 KV cache' (v0.19.1): zero-context intercept of the ITL fit at "
         "concurrency 1 (H100, B200), and median ITL at concurrency 8 with ~20k-token inputs",
         "github.com/vllm-project/vllm-project.github.io _posts/2026-04-22-fp8-kvcache.md @ "
-        "5ffe2dd543a30f34309d71d8374803612223e9fb", "cuda-graphs", "test"),
+        "5ffe2dd543a30f34309d71d8374803612223e9fb", "cuda-graphs", "used"),
     "vllm_ci": Source(
         "vLLM nightly performance benchmark, latency tests: static batch 8, 32 input and 128 "
         "output tokens, end-to-end latency (builds 9523 A100, 9555 H100, 9513 H200)",
         "https://buildkite.com/vllm/performance-benchmark/builds/9523, /9555, /9513",
-        "cuda-graphs", "test"),
+        "cuda-graphs", "used"),
     "inferencebench_vllm_h100": Source(
         "InferenceBench concurrency sweep, vLLM 0.21.0 on H100 80GB HBM3, p50 TPOT at "
         "concurrency 1 ('chatbot-short' lengths not stated: 512 in / 256 out assumed)",
-        "https://yobitelcomm.github.io/bench/recipes/concurrency-sweep/", "cuda-graphs", "test"),
+        "https://yobitelcomm.github.io/bench/recipes/concurrency-sweep/", "cuda-graphs", "used"),
     "rocm_vllm_devdocker_v0.10.0": Source(
         "ROCm vLLM dev-docker README (vLLM v0.10.0, ROCm 6.4.1, AITER), MI300X static-batch "
         "latency, FP8 weights and KV (published in seconds)",
         "github.com/ROCm/vllm docs/dev-docker/README.md @ 040de12d45c16d6de6ad386cc57dd68b8c5b805e",
-        "cuda-graphs", "test"),
+        "cuda-graphs", "used"),
     "oci_blog_mi300x_llama31_405b": Source(
         "Oracle Cloud blog, Llama 3.1 405B FP8 on 8x MI300X with vLLM benchmark_latency, "
         "128 in / 128 out (published in seconds; TP8 assumed: one instance on 8 GPUs)",
         "https://blogs.oracle.com/cloud-infrastructure/serving-llama-31-405b-model-with-amd-mi300x-gpus",
-        "cuda-graphs", "test"),
+        "cuda-graphs", "used"),
     "nemo_llama2_inference": Source(
         "NeMo Framework Llama-2 inference performance (TensorRT-LLM engines), 128 in / 20 out",
         "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html",
@@ -196,7 +196,6 @@ ROWS: list[tuple] = [
     ('gptfast_readme', 'Llama 2 70B', 'A100-SXM x8', '16', 2, 1, 5, 200, 'decode_tok_s_per_seq', 21.32),
     ('gptfast_readme', 'Llama 2 70B', 'A100-SXM x8', '16', 4, 1, 5, 200, 'decode_tok_s_per_seq', 38.01),
     ('gptfast_readme', 'Llama 2 70B', 'A100-SXM x8', '16', 8, 1, 5, 200, 'decode_tok_s_per_seq', 62.5),
-    ('gptfast_readme', 'Llama 3.1 8B', 'A100-SXM x8', '16', 1, 1, 5, 200, 'decode_tok_s_per_seq', 93.83),
     ('gptfast_readme', 'Llama 3.1 8B', 'A100-SXM x8', '16', 2, 1, 5, 200, 'decode_tok_s_per_seq', 149.1),
     ('gptfast_readme', 'Llama 3.1 8B', 'A100-SXM x8', '16', 4, 1, 5, 200, 'decode_tok_s_per_seq', 217.21),
     ('gptfast_readme', 'Llama 3.1 8B', 'A100-SXM x8', '16', 8, 1, 5, 200, 'decode_tok_s_per_seq', 276.01),
@@ -225,7 +224,6 @@ ROWS: list[tuple] = [
     ('torchao_quant_readme_h100', 'Llama 3.1 8B', 'H100-SXM x8', 'int8wo', 1, 1, 6, 200, 'decode_tok_s_per_seq', 198.85),
     ('torchao_quant_readme_h100', 'Llama 3.1 8B', 'H100-SXM x8', 'fp8wo', 1, 1, 6, 200, 'decode_tok_s_per_seq', 178.46),
     ('torchao_quant_readme_h100', 'Llama 3.1 8B', 'H100-SXM x8', 'fp8', 1, 1, 6, 200, 'decode_tok_s_per_seq', 116.4),
-    ('torchao_quant_readme_h100', 'Llama 3.1 8B', 'H100-SXM x8', 'fp8', 1, 1, 6, 200, 'decode_tok_s_per_seq', 154.63),
     ('trtllm_perf_v0.9.0', 'GPT-J 6B', 'H200 x8', 'fp8', 1, 1, 128, 1, 'ttft_ms', 5.0),
     ('trtllm_perf_v0.9.0', 'GPT-J 6B', 'H200 x8', 'fp8', 1, 1, 2048, 1, 'ttft_ms', 23.5),
     ('trtllm_perf_v0.9.0', 'Mistral 7B', 'H200 x8', 'fp8', 1, 1, 128, 1, 'ttft_ms', 5.9),

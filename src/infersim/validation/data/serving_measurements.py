@@ -18,16 +18,16 @@ SERVING_SOURCES: dict[str, Source] = {
         "requests fed at an infinite rate, batch chosen by trtllm-bench), output tokens/s of the "
         "deployment; Llama 3.1 8B/70B on H100, H200 (FP8) and H100, A100 (FP16)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (release v0.13.0)",
-        "cuda-graphs", "test"),
+        "cuda-graphs", "used"),
     "trtllm_perf_overview_v1.0": Source(
         "TensorRT-LLM v1.0 perf-overview (PyTorch backend, trtllm-bench): maximum 'Total Output "
         "Throughput' for Llama 3.1 8B, 3.3 70B, 3.1 405B FP8 (ModelOpt checkpoints, FP8 KV cache)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @ "
-        "00f37686aa854010d68bcbd0f4ab000221541ca6", "cuda-graphs", "test"),
+        "00f37686aa854010d68bcbd0f4ab000221541ca6", "cuda-graphs", "used"),
     "nim_concurrency": Source(
         "NVIDIA NIM 1.8.0 benchmarks, Llama-3.3-70B-Instruct FP8 TP2 on 2x H100 80GB, 5000 in / 500 "
         "out, concurrency 1..250 (client-side TTFT, ITL and output tokens/s)",
-        "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "cuda-graphs", "test"),
+        "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "cuda-graphs", "used"),
 }
 
 # (source, model, hardware, dtypes, tp, pp, isl, osl, concurrency, metric, value)

@@ -1,0 +1,226 @@
+"""The calibration fit: bounded, physically meaningful parameters fitted on published measurements.
+
+Parameters (:data:`PARAMS`), each with a physical range and a prior:
+
+* per GPU family (``hardware.<family>``): multipliers of the measured maxima of its efficiency
+  tables (bf16 / fp8 GEMMs, HBM streaming, 8-bit-weight GEMMs, attention compute and memory;
+  every resulting maximum also stays inside ``specs.efficiency.EFF_BOUNDS``) and its
+  ``ridge_overlap`` (the share of an operator's shorter phase hidden under the longer);
+* per runtime profile (``runtime.<profile>``): its kernel gap, host launch cost, launch
+  multiplier, per-step and per-sequence host cost; a parameter may be shared by several
+  profiles (the device's kernel gap is the driver's, the same whatever launches the graph).
+
+The fit minimises Σ (w · log(predicted / measured))² + a weak prior term by a bounded
+Levenberg–Marquardt on normalised parameters, each source weighing the same in total. It never
+calls the cost model while it iterates: :class:`Harness` builds every row's cost-model terms once
+(with the uncalibrated presets) and re-combines them for new parameter values with the cost
+model's own formulas (:func:`infersim.cost.evaluate.op_time`, ``step_host_ns``,
+``Runtime.host_ns_per_launch``, :func:`infersim.serving.model.continuous_times`), vectorised over
+every operator of every row; ``tests/test_validate.py`` checks it equals the public API at random
+parameter values. Rows the harness cannot decompose (pipeline or context parallelism) are
+evaluated through the public API.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from infersim.presets.calibration import calibration
+from infersim.presets.hardware_presets import RAW_PRESETS
+from infersim.presets.runtime_presets import BASE_RUNTIMES
+from infersim.specs.efficiency import calibrate
+from infersim.specs.hardware import HardwareSpec
+from infersim.specs.runtime import Runtime
+from infersim.validation.rows import Measurement
+
+#: Hardware fields a family parameter may set absolutely (everything else is a table multiplier).
+ABSOLUTE_HW = ("ridge_overlap", "kernel_latency_ns")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One fitted parameter: its range, its prior (None: the first target's preset value) and
+    the fields it sets, each ``(kind, group, field)`` with kind "hardware" (group a family) or
+    "runtime" (group a profile)."""
+
+    name: str
+    lo: float
+    hi: float
+    targets: tuple[tuple[str, str, str], ...]
+    prior: float | None = None
+    why: str = ""
+
+    @property
+    def prior_value(self) -> float:
+        if self.prior is not None:
+            return self.prior
+        kind, grp, field = self.targets[0]
+        return float(getattr(BASE_RUNTIMES[grp], field)) if kind == "runtime" else 1.0
+
+
+def _fam(fam: str, what: str, lo: float, hi: float, prior: float | None = None, why: str = "") -> Param:
+    return Param(f"{fam}.{what}", lo, hi, (("hardware", fam, what),), prior, why)
+
+
+def _rt(profiles: tuple[str, ...], field: str, lo: float, hi: float, name: str | None = None,
+        why: str = "") -> Param:
+    return Param(name or f"{profiles[0]}.{field}", lo, hi, tuple(("runtime", p, field) for p in profiles), None, why)
+
+
+GRAPH_PROFILES = ("cuda-graphs", "vllm", "sglang", "trtllm")
+ALL_PROFILES = tuple(BASE_RUNTIMES)
+
+PARAMS: tuple[Param, ...] = (
+    _fam("hopper", "compute_fp8", 0.70, 1.15), _fam("hopper", "memory", 0.80, 1.034),
+    _fam("hopper", "memory_fp8", 0.70, 1.40),
+    _fam("ampere", "compute", 0.70, 1.10), _fam("ampere", "memory", 0.80, 1.027),
+    _fam("ampere", "memory_fp8", 0.70, 1.40),
+    _rt(ALL_PROFILES, "kernel_gap_ns", 300.0, 3000.0, name="gpu.kernel_gap_ns",
+        why="idle device time between kernels (the driver's, shared by every profile)"),
+    _rt(("cuda-graphs",), "step_fixed_ns", 0.0, 2_000_000.0),
+    _rt(("cuda-graphs",), "launch_multiplier", 1.0, 2.5),
+    _rt(("eager",), "host_launch_ns", 2_000.0, 40_000.0),
+    _rt(("trtllm-2023",), "host_launch_ns", 0.0, 20_000.0),
+    _rt(("trtllm-2023",), "step_fixed_ns", 0.0, 5_000_000.0),
+)
+NAMES = [p.name for p in PARAMS]
+
+
+def prior_params() -> dict[str, float]:
+    return {p.name: p.prior_value for p in PARAMS}
+
+
+def stored_params() -> dict[str, float]:
+    """The values the presets carry today (``calibration.toml``), priors where it has none."""
+    cal = calibration()
+    out = {}
+    for p in PARAMS:
+        kind, grp, field = p.targets[0]
+        out[p.name] = cal.get(f"{kind}.{grp}.{field}", p.prior_value)
+    return out
+
+
+def assignments(params: dict[str, float]) -> dict[tuple[str, str], dict[str, float]]:
+    """(kind, group) → {field: value} for every target of every parameter in ``params``."""
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for p in PARAMS:
+        if p.name in params:
+            for kind, grp, field in p.targets:
+                out.setdefault((kind, grp), {})[field] = float(params[p.name])
+    return out
+
+
+def calibration_values(params: dict[str, float]) -> dict[str, float]:
+    """The flat ``calibration.toml`` keys of a parameter set."""
+    return {f"{kind}.{grp}.{field}": v for (kind, grp), fields in assignments(params).items()
+            for field, v in fields.items()}
+
+
+def hardware_for(hw_name: str, params: dict[str, float]) -> HardwareSpec:
+    """The preset ``hw_name`` calibrated with ``params`` (its measured maxima when it has no family)."""
+    raw = RAW_PRESETS[hw_name]
+    values = assignments(params).get(("hardware", raw.family), {}) if raw.family else {}
+    return calibrate(raw, **values) if values else raw
+
+
+def runtime_for(name: str, params: dict[str, float]) -> Runtime:
+    """The profile ``name`` with ``params``' values (its file's values where it has none)."""
+    values = assignments(params).get(("runtime", name), {})
+    return replace(BASE_RUNTIMES[name], **values) if values else BASE_RUNTIMES[name]
+
+
+__all__ = ["Param", "PARAMS", "NAMES", "prior_params", "stored_params", "hardware_for", "runtime_for",
+           "calibration_values", "fit", "Fit", "at_bound", "levenberg_marquardt"]
+
+
+# ----- the fit ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Fit:
+    params: dict[str, float]
+    rmse_log: float
+    n_rows: int
+    iterations: int
+
+    def at_bound(self) -> list[str]:
+        """Parameters the fit pushed to a bound of their physical range."""
+        return at_bound(self.params)
+
+
+def at_bound(params: dict[str, float]) -> list[str]:
+    return [p.name for p in PARAMS if p.name in params and (
+        math.isclose(params[p.name], p.lo, rel_tol=1e-3, abs_tol=1e-9 + 1e-3 * (p.hi - p.lo))
+        or math.isclose(params[p.name], p.hi, rel_tol=1e-3, abs_tol=1e-3 * (p.hi - p.lo)))]
+
+
+def source_weights(rows: list[Measurement]) -> np.ndarray:
+    """Each source weighs the same in total (a long table must not drown a short one)."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.source] = counts.get(r.source, 0) + 1
+    return np.array([1.0 / math.sqrt(counts[r.source]) for r in rows])
+
+
+def levenberg_marquardt(residuals, x0: np.ndarray, iters: int = 80) -> tuple[np.ndarray, int]:
+    """Minimise |residuals(x)|² for x in the unit box: Levenberg–Marquardt with an active set
+    (a coordinate at a bound whose gradient points outwards is frozen for the step), a
+    forward-difference Jacobian, and a stop when an iteration gains less than 1e-6 relative."""
+    x = np.clip(x0, 0.0, 1.0)
+    r = residuals(x)
+    cost_now, lam, it = float(r @ r), 1e-3, 0
+    for it in range(1, iters + 1):
+        J = np.empty((len(r), len(x)))
+        for j in range(len(x)):
+            h = 1e-4 if x[j] + 1e-4 <= 1.0 else -1e-4
+            xj = x.copy()
+            xj[j] += h
+            J[:, j] = (residuals(xj) - r) / h
+        g = J.T @ r
+        free = ~(((x <= 0.0) & (g > 0)) | ((x >= 1.0) & (g < 0)))
+        A = (J.T @ J)[np.ix_(free, free)]
+        improved = False
+        while lam < 1e9 and free.any():
+            step = np.zeros_like(x)
+            step[free] = np.linalg.solve(A + lam * (np.diag(np.diag(A)) + 1e-9 * np.eye(int(free.sum()))),
+                                         -g[free])
+            xn = np.clip(x + step, 0.0, 1.0)
+            rn = residuals(xn)
+            cn = float(rn @ rn)
+            if cn < cost_now:
+                improved = cost_now - cn > 1e-6 * cost_now
+                x, r, cost_now, lam = xn, rn, cn, max(lam / 3.0, 1e-9)
+                break
+            lam *= 4.0
+        if not improved:
+            break
+    return x, it
+
+
+#: Weight of the prior: a parameter one whole range away from its prior costs as much as one
+#: row predicted e^0.05 off (weak: it decides only what the rows cannot).
+PRIOR_WEIGHT = 0.05
+
+
+def fit(harness, mask: np.ndarray | None = None, start: dict[str, float] | None = None) -> Fit:
+    """Fit :data:`PARAMS` on the rows of ``harness`` where ``mask`` holds (default: all scored
+    rows), starting from ``start`` (default: the priors)."""
+    rows = harness.rows
+    mask = np.ones(len(rows), bool) if mask is None else np.asarray(mask, bool)
+    meas = np.array([r.value for r in rows])
+    ok = mask & harness.scored
+    w = source_weights([r for r, k in zip(rows, ok) if k])
+    lo = np.array([p.lo for p in PARAMS])
+    span = np.array([p.hi - p.lo for p in PARAMS])
+    x_prior = (np.array([p.prior_value for p in PARAMS]) - lo) / span
+    to_params = lambda x: dict(zip(NAMES, lo + x * span))  # noqa: E731
+
+    def residuals(x):
+        pred = harness.predict(to_params(x))[ok]
+        return np.concatenate([w * np.log(pred / meas[ok]), PRIOR_WEIGHT * (x - x_prior)])
+
+    x0 = x_prior if start is None else (np.array([start[n] for n in NAMES]) - lo) / span
+    x, iters = levenberg_marquardt(residuals, np.clip(x0, 0.0, 1.0))
+    params = {k: float(v) for k, v in to_params(x).items()}
+    res = np.log(harness.predict(params)[ok] / meas[ok])
+    return Fit(params, float(math.sqrt(np.mean(res ** 2))), int(ok.sum()), iters)

@@ -1,0 +1,150 @@
+"""One published measurement and how infersim predicts it.
+
+A :class:`Measurement` is one number of one source (:mod:`infersim.validation.data`) with its
+exact setup: model preset, hardware preset, dtypes, parallelism, batch or concurrency, input and
+output lengths and the metric. It is predicted through the public API, with the hardware and
+runtime a parameter set gives (:func:`predict`):
+
+* ``batching="static"`` rows (a batch prefilled together, then decoded together):
+  ``ttft_ms`` one prefill of the batch; ``tpot_ms`` one decode step at the mean context;
+  ``decode_tok_s_per_seq``, ``e2e_latency_ms`` and the throughputs prefill(isl) + (osl − 1)
+  decode steps at the mean context (decode time is linear in the context, so this is the exact
+  sum).
+* ``batching="continuous"`` rows (in-flight batching, :mod:`infersim.serving.model`): batch =
+  the client's concurrency, or 0 for a maximum-throughput benchmark, which runs the most
+  full-length sequences that fit (capped at :data:`BATCH_CAP`). Beyond the KV capacity requests
+  queue and the deployment runs at its largest batch: TPOT and tokens/s saturate, while TTFT
+  measures the queue, which the steady state does not have (those TTFT rows are shown, not scored).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from infersim.presets.model_presets import PRESETS
+from infersim.specs.model import ModelSpec
+from infersim.specs.parallel import Parallelism, ParArrays
+from infersim.specs.workload import Workload
+
+#: dtype codes: weights / activations / KV cache.
+DTYPES = {"16": ("bf16", "bf16", "bf16"), "fp8": ("fp8", "fp8", "fp8"), "int8wo": ("int8", "bf16", "bf16"),
+          "fp8wo": ("fp8", "bf16", "bf16"), "16kv8": ("bf16", "bf16", "fp8"), "int4wo": ("int4", "bf16", "bf16"),
+          "fp8kv16": ("fp8", "fp8", "bf16"), "fp4": ("fp4", "fp4", "fp8"), "int4kv8": ("int4", "bf16", "fp8")}
+UNITS = {"decode_tok_s_per_seq": "tok/s", "tpot_ms": "ms", "ttft_ms": "ms", "e2e_latency_ms": "ms",
+         "throughput_tok_s_per_gpu": "tok/s/GPU", "output_tok_s_total": "tok/s", "tok_s_total": "tok/s"}
+STATIC_METRICS = ("decode_tok_s_per_seq", "tpot_ms", "ttft_ms", "e2e_latency_ms", "throughput_tok_s_per_gpu",
+                  "output_tok_s_total")
+CONTINUOUS_METRICS = ("tok_s_total", "tpot_ms", "ttft_ms")
+BATCH_CAP = 2048          # trtllm-bench's largest batch
+
+
+@dataclass(frozen=True)
+class Measurement:
+    source: str
+    model: str
+    hw: str
+    dtypes: str
+    tp: int
+    batch: int
+    isl: int
+    osl: int
+    metric: str
+    value: float
+    pp: int = 1
+    ep: int = 1
+    dp: int = 1
+    batching: str = "static"         # or "continuous" (in-flight batching)
+
+    def __post_init__(self) -> None:
+        ok = STATIC_METRICS if self.batching == "static" else CONTINUOUS_METRICS
+        if self.metric not in ok or self.dtypes not in DTYPES or self.model not in PRESETS:
+            raise ValueError(f"bad measurement row {self}")
+
+    @property
+    def key(self) -> tuple:
+        """(source, model, hardware, tp, batch, isl, osl): the row's key in ``EXCLUDED_ROWS``."""
+        return (self.source, self.model, self.hw, self.tp, self.batch, self.isl, self.osl)
+
+    @property
+    def id(self) -> str:
+        par = f"tp{self.tp}" + "".join(f"{k}{v}" for k, v in (("pp", self.pp), ("ep", self.ep), ("dp", self.dp))
+                                       if v > 1)
+        b = (f"b{self.batch}" if self.batching == "static" else f"c{self.batch}" if self.batch else "max")
+        return f"{self.source}/{self.model}/{self.hw.split()[0]}/{self.dtypes}/{par}/{b}/{self.isl}-{self.osl}/{self.metric}"
+
+    @property
+    def unit(self) -> str:
+        return UNITS[self.metric]
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.dp
+
+    @cached_property
+    def model_spec(self) -> ModelSpec:
+        w, a, kv = DTYPES[self.dtypes]
+        return PRESETS[self.model].model.with_dtypes(weight=w, act=a, kv=kv)
+
+    def par(self, batch: int | None = None, microbatches: int | None = None) -> Parallelism:
+        kw = {"microbatches": microbatches} if microbatches else {}
+        return Parallelism(tp=self.tp, pp=self.pp, dp=self.dp, ep=self.ep, **kw)
+
+    # ----- static rows -------------------------------------------------------------------------
+    def steps(self) -> list[tuple[Workload, float]]:
+        """(workload, times it runs) whose latencies make up a static row's measured interval."""
+        pre = Workload("prefill", s_kv=max(self.isl, 1), batch=self.batch)
+        mid = Workload("decode", s_kv=self.isl + max(self.osl, 2) // 2, batch=self.batch)
+        if self.metric == "ttft_ms":
+            return [(pre, 1.0)]
+        if self.metric == "tpot_ms":
+            return [(mid, 1.0)]
+        return [(pre, 1.0), (mid, self.osl - 1.0)]
+
+    def metric_of(self, total_ns: float) -> float:
+        """A static row's metric from the total time of its steps."""
+        if self.metric in ("ttft_ms", "tpot_ms", "e2e_latency_ms"):
+            return total_ns / 1e6
+        tok_s = self.batch * self.osl / (total_ns * 1e-9)
+        if self.metric == "decode_tok_s_per_seq":
+            return tok_s / self.batch
+        return tok_s / self.gpus if self.metric == "throughput_tok_s_per_gpu" else tok_s
+
+
+def serving_batch(row: Measurement, hw, runtime) -> tuple[int, int]:
+    """(batch the continuous row runs at, its KV capacity in full-length sequences)."""
+    from infersim.serving.model import Request
+    from infersim.serving.sla import max_batch
+
+    wl = Workload("decode", s_kv=row.isl + row.osl, batch=max(row.batch, row.dp))
+    configs = ParArrays.from_configs([row.par()], wl)
+    cap = int(max_batch(row.model_spec, hw, configs, Request(row.isl, row.osl), BATCH_CAP, runtime)[0])
+    return (cap if row.batch == 0 else min(row.batch, cap)), cap
+
+
+def scored(row: Measurement, capacity: int) -> bool:
+    """Whether a row is scored: a TTFT beyond the KV capacity measures a queue (shown, not scored)."""
+    return capacity > 0 and not (row.batching == "continuous" and row.metric == "ttft_ms" and row.batch > capacity)
+
+
+def predict(row: Measurement, hw, runtime, batch: int | None = None) -> float:
+    """The row's metric through the public API (:func:`infersim.simulate`, or
+    :func:`infersim.serving.model.evaluate_serving` for continuous rows)."""
+    if row.batching == "static":
+        from infersim.simulate import simulate
+
+        total = sum(n * simulate(row.model_spec, hw, row.par(), wl, runtime).total_latency_ns
+                    for wl, n in row.steps())
+        return float(row.metric_of(total))
+    from infersim.serving.model import Request, evaluate_serving
+
+    batch = batch if batch is not None else serving_batch(row, hw, runtime)[0]
+    if batch == 0:
+        return float("nan")
+    wl = Workload("decode", s_kv=row.isl + row.osl, batch=batch)
+    m = 1 if row.pp == 1 else min(row.pp, batch)
+    configs = ParArrays.from_configs([row.par(microbatches=m)], wl)
+    res = evaluate_serving(row.model_spec, hw, configs, np.array([batch]), Request(row.isl, row.osl), runtime)
+    return float({"tok_s_total": res["tok_s"][0], "tpot_ms": res["tpot_ns"][0] / 1e6,
+                  "ttft_ms": res["ttft_ns"][0] / 1e6}[row.metric])
