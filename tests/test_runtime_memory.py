@@ -23,7 +23,12 @@ def test_capacity_is_runtime_fraction_of_device_hbm():
     for name in RUNTIMES:
         rt = get_runtime(name)
         r = simulate(m, H100, Parallelism(tp=1), wl, runtime=rt)
-        assert r.mem_capacity_bytes == pytest.approx(rt.mem_fraction * 85.52e9)
+        if rt.mem_basis == "total":
+            assert r.mem_capacity_bytes == pytest.approx(rt.mem_fraction * 85.52e9)
+        else:   # the fraction applies to what weights, workspace and the reserve leave
+            fixed = r.mem_breakdown_bytes["weights"] + r.mem_breakdown_bytes["workspace"]
+            free = 85.52e9 - rt.reserve_gb * 1e9 - fixed
+            assert r.mem_capacity_bytes == pytest.approx(fixed + rt.mem_fraction * free)
         assert BOUNDS["mem_fraction"][0] <= rt.mem_fraction <= BOUNDS["mem_fraction"][1]
 
 

@@ -45,12 +45,25 @@ from infersim.cost.terms import (
     RUNTIME_COMPONENTS,
     Block,
     Op,
+    RawOp,
     Terms,
 )
 from infersim.specs.hardware import KNOBS, HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import ParArrays
 from infersim.specs.workload import Workload
+
+
+def make_op(hw: HardwareSpec, o: RawOp) -> Op:
+    """An operator with the hardware's size- and dtype-dependent efficiencies applied:
+    ``f = flops / (eff_c · tensor rate · clock)``, ``m = bytes / eff_m`` (a grouped GEMM runs at
+    the efficiency of each of its problems' size)."""
+    attn = o.klass == "attn"
+    f = o.flops / (hw.compute_efficiency(o.flops / o.problems, o.dtype, attn) * hw.tensor_rate(o.dtype)
+                   * hw.clock_fraction)
+    m = o.nbytes / hw.memory_efficiency(o.nbytes / o.problems, o.weight_dtype, attn)
+    return Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes, o.klass,
+              hw.compute_table(o.dtype, attn), hw.memory_table(o.weight_dtype, attn))
 
 
 def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
@@ -61,19 +74,18 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     ops: list[Op] = []
     kernels = {k: np.zeros(g.n) for k in KINDS}
     comms: dict[tuple[str, str], coll.CommSet] = {}
+    coll_calls: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for b in blocks:
         for o in b.ops:
-            attn = o.klass == "attn"
-            f = o.flops / (hw.compute_efficiency(o.flops, o.dtype, attn) * hw.tensor_rate(o.dtype)
-                           * hw.clock_fraction)
-            m = o.nbytes / hw.memory_efficiency(o.nbytes, o.weight_dtype, attn)
-            ops.append(Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes, o.klass,
-                          hw.compute_table(o.dtype, attn), hw.memory_table(o.weight_dtype, attn)))
+            ops.append(make_op(hw, o))
             kernels[o.kind] = kernels[o.kind] + o.mult * o.kernels
         for kind, launches in b.launches.items():
             kernels[kind] = kernels[kind] + launches
-        for component, kind, c in b.comms:
+        for component, kind, c, calls in b.comms:
             comms.setdefault((component, kind), coll.CommSet(g.n)).add(c)
+            net = c.k[:, 2, :].max(axis=0) > 0          # the collective spans SiPs (nodes)
+            local, across = coll_calls.setdefault(kind, (np.zeros(g.n), np.zeros(g.n)))
+            coll_calls[kind] = (local + calls * ~net, across + calls * net)
     ring = next(b.ring for b in blocks if b.ring is not None)
     first, last = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])
@@ -81,7 +93,7 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
                  attn_index=[o.name for o in ops].index(ring.op),
                  comms={k: c for k, c in comms.items() if c.comms()},
                  ring_step=ring.step, ring_mult=ring.mult, cp=g.cp, m=g.m, pp=g.pp,
-                 kernels=kernels, stage_first=first, stage_last=last,
+                 kernels=kernels, coll_calls=coll_calls, stage_first=first, stage_last=last,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
                  seqs=g.b_all * g.ones(), mem_parts=parts)
 

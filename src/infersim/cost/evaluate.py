@@ -9,7 +9,9 @@ One micro-batch's traversal of the pipeline (one step of one micro-batch through
     decode   latency = period = max(m·S, A) + host             (a sequence's next token)
     prefill  latency = A + (m − 1)·S + host                 (the last micro-batch is done)
              period  = (m·S if pp > 1 else A) + host        (a new batch enters every m·S)
-    host     = step_fixed + seq · sequences per replica     (the runtime's per-step host work)
+    host     = (1 − overlap) · (step_fixed + seq · sequences per replica)
+               (the per-step host work not overlapped with the device; the overlapped share shows
+               in A only where it is longer than the device time, see ``host_exposed``)
     throughput = batch · new tokens / period
 
 The breakdown splits A into compute, HBM, each collective, the exposed ring, kernel gaps and the
@@ -74,6 +76,26 @@ def op_time(tc, tm, floor, overlap: float):
     return np.maximum(np.maximum(tc, tm) + (1.0 - overlap) * np.minimum(tc, tm), floor)
 
 
+KLASSES = ("gemm", "attn", "elementwise")
+
+
+def kernel_quality(klass: str, rt: Runtime) -> tuple[float, float]:
+    """(compute, memory) factors of the runtime's kernel quality for an operator class: GEMMs
+    reach ``gemm_efficiency`` of the part's GEMM maxima, attention kernels ``attn_efficiency`` of
+    its attention maxima (both phases), elementwise kernels are the part's own."""
+    if klass == "gemm":
+        return rt.gemm_efficiency, 1.0
+    if klass == "attn":
+        return rt.attn_efficiency, rt.attn_efficiency
+    return 1.0, 1.0
+
+
+def phase_times(op, peak_per_ns, bw, rt: Runtime):
+    """(compute time, memory time) of an operator under the runtime's kernel quality."""
+    qc, qm = kernel_quality(op.klass, rt)
+    return op.f / (peak_per_ns * qc), op.m / (bw * qm)
+
+
 def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime,
               breakdown: bool) -> dict:
     """Per kind, Σ op_time·mult over the operators, for U (peak, bw) rows: (U, N) arrays. The
@@ -86,10 +108,7 @@ def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime
     lat = terms.hw.kernel_latency_ns * rt.launch_multiplier
     ov = terms.hw.ridge_overlap
     for i, op in enumerate(terms.ops):
-        quality = rt.attn_efficiency if op.klass == "attn" else rt.gemm_efficiency if op.klass == "gemm" else 1.0
-        tc, tm = op.f / (peak_per_ns * quality), op.m / bw
-        if op.klass == "attn":
-            tm = tm / quality
+        tc, tm = phase_times(op, peak_per_ns, bw, rt)
         t = op_time(tc, tm, op.kernels * lat, ov)
         if i == terms.attn_index:
             out["attn"] = t
@@ -121,10 +140,27 @@ def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
     return out
 
 
+def collective_calls_ns(terms: Terms, kind: str, rt: Runtime):
+    """The collective library's own latency per call, beyond the links' hops: ``collective_ns``
+    for a collective inside a node (a custom all-reduce's barrier, or NCCL's kernel and protocol
+    start), ``net_collective_ns`` for one across nodes (NCCL's network proxy)."""
+    local, across = terms.coll_calls.get(kind, (0.0, 0.0))
+    return local * rt.collective_ns + across * rt.net_collective_ns
+
+
 def step_host_ns(rt: Runtime, seqs):
-    """Host work per step the device waits for: ``step_fixed + seq · sequences`` (the runtime's
-    scheduling, input preparation and sampling, once per step and once per sequence in it)."""
+    """Host work per step: ``step_fixed + seq · sequences`` (the runtime's scheduling, input
+    preparation and sampling, once per step and once per sequence in it)."""
     return rt.step_fixed_ns + rt.seq_ns * seqs
+
+
+def host_exposed(device, launch_host, work, overlap: float):
+    """(traversal A, host work added after it): the share ``overlap`` of the per-step host work is
+    done while the device runs (an asynchronous scheduler prepares step n+1 during step n), so it
+    shows only where the host is the slower of the two; the rest is synchronous:
+
+        A = max(device, launches · host_launch + overlap · work),   after = (1 − overlap) · work"""
+    return np.maximum(device, launch_host + overlap * work), (1.0 - overlap) * work
 
 
 def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
@@ -134,8 +170,7 @@ def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
     host_ns = rt.host_ns_per_launch()
     if host_ns:
         host_all = sum(terms.kernels[k] for k in KINDS) * host_ns
-    A = np.maximum(device, host_all)
-    fixed = step_host_ns(rt, terms.seqs)
+    A, fixed = host_exposed(device, host_all, step_host_ns(rt, terms.seqs), rt.host_overlap)
     out = {"device": device, "A": A, "bubble": 0.0}
     if not np.any(terms.pp > 1):
         out["latency"] = out["period"] = A + fixed
@@ -180,7 +215,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
     gap = rt.kernel_gap_ns * rt.launch_multiplier
     kind_t = {}
     for kind in KINDS:
-        t = terms.kernels[kind] * gap
+        t = terms.kernels[kind] * gap + collective_calls_ns(terms, kind, rt)
         if kind in ops["kinds"]:
             t = t + ops["kinds"][kind][ia]
         if kind in com["kinds"]:
@@ -188,7 +223,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
         kind_t[kind] = t
     kind_t["all"] = kind_t["all"] + ring
     pipe = _pipeline(terms, kind_t, rt)
-    fits = terms.mem_bytes <= rt.usable_bytes(vec("pe_hbm_gb")[:, None])
+    fits = terms.fits(vec("pe_hbm_gb")[:, None], rt)
     out = {"total_ns": pipe["latency"] + np.zeros((H, 1)), "period_ns": pipe["period"] + np.zeros((H, 1)),
            "fits": fits}
     if breakdown:
@@ -196,11 +231,12 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
         out.update(compute=ops["compute"][ia], hbm=ops["hbm"][ia], kernel_floor=ops["floor"][ia],
                    cp_ring=ring,
                    kernel_gaps=gaps + np.zeros((H, 1)), host_launch=pipe["A"] - pipe["device"],
-                   step_fixed=np.full((H, len(terms)), rt.step_fixed_ns),
-                   seq_host=rt.seq_ns * terms.seqs + np.zeros((H, 1)),
+                   step_fixed=np.full((H, len(terms)), (1.0 - rt.host_overlap) * rt.step_fixed_ns),
+                   seq_host=(1.0 - rt.host_overlap) * rt.seq_ns * terms.seqs + np.zeros((H, 1)),
                    pp_bubble=pipe["bubble"])
         for name in COMM_COMPONENTS:
             out[name] = com["components"][name][ib] if name in com["components"] else np.zeros((H, len(terms)))
+        out["collective_calls"] = sum(collective_calls_ns(terms, kd, rt) for kd in KINDS) + np.zeros((H, 1))
         out["op_times_ns"] = {n: t[ia] for n, t in ops["ops"].items()}
         for name in COMPONENTS:
             out[name] = out[name] + np.zeros((H, len(terms)))

@@ -81,9 +81,11 @@ def moe(model: ModelSpec, g: Geometry) -> Block:
     assign = busiest_rank_pairs(n_tok, k, g.ep)     # token-expert pairs on the busiest rank
     touched = busiest_rank_experts(n_tok, k, E, g.ep)   # experts the busiest rank reads
     w_expert = m * h * fe * DTYPE_BYTES[model.expert_dtype]
+    # a grouped GEMM over the experts the rank touches: each expert's GEMM has only its own
+    # tokens (M = pairs / experts), so it runs at the efficiency of that size, not the sum's
     blk.gemm(model, "moe_experts", 2 * assign * m * h * fe / etp,
              touched * w_expert / etp + assign * (2 * h + m * fe / etp) * ab, L_moe, 3, "moe",
-             experts=True)
+             experts=True, problems=touched)
     imbalance = assign / (n_tok * k / g.ep)
     for c, n_kernels in _token_movement(model, g, n_tok, etp, imbalance):
         blk.comm("ep_alltoall", c.scale(L_moe), "moe", n_kernels * L_moe)

@@ -20,7 +20,7 @@ from infersim.specs.hardware import HardwareSpec
 from infersim.specs.parallel import ParArrays
 
 COMM_COMPONENTS = ("tp_allreduce", "ffn_allreduce", "kv_seq_combine", "cp_combine",
-                   "ep_alltoall", "pp_p2p", "lm_head_gather")
+                   "ep_alltoall", "pp_p2p", "lm_head_gather", "collective_calls")
 RUNTIME_COMPONENTS = ("kernel_gaps", "host_launch", "step_fixed", "seq_host")
 #: Device time of kernels too small to reach their roofline (each takes the hardware's
 #: kernel_latency_ns at least): per-kernel cost like the runtime's, but on the device.
@@ -51,6 +51,7 @@ class RawOp:
     dtype: str = "bf16"          # the data type the operator computes in
     weight_dtype: str = "bf16"   # the data type of the weights it streams (HBM efficiency)
     klass: str = "gemm"          # "gemm", "attn" (attention kernels) or "elementwise"
+    problems: np.ndarray | float = 1.0   # independent GEMM problems in the op (a grouped GEMM's experts)
 
 
 @dataclass
@@ -82,31 +83,34 @@ class Mem:
 class Block:
     n: int
     ops: list[RawOp] = field(default_factory=list)
-    comms: list[tuple[str, str, coll.Comm]] = field(default_factory=list)
+    comms: list[tuple[str, str, coll.Comm, np.ndarray]] = field(default_factory=list)
     launches: dict[str, np.ndarray] = field(default_factory=dict)
     mem: Mem = field(default_factory=Mem)
     ring: Ring | None = None
 
     def op(self, name, flops, nbytes, mult, kernels, kind: str = "all", dtype: str = "bf16",
-           weight_dtype: str = "bf16", klass: str = "gemm") -> None:
+           weight_dtype: str = "bf16", klass: str = "gemm", problems=1.0) -> None:
         ones = np.ones(self.n)
         self.ops.append(RawOp(name, np.asarray(flops, dtype=np.float64) * ones,
                               np.asarray(nbytes, dtype=np.float64) * ones, mult, kernels, kind, dtype,
-                              weight_dtype, klass))
+                              weight_dtype, klass, np.maximum(np.asarray(problems, dtype=np.float64), 1.0) * ones))
 
     def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
-             experts: bool = False) -> None:
+             experts: bool = False, problems=1.0) -> None:
         """A weight GEMM of ``model``: computes in its GEMM dtype, streams its weight dtype
-        (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4)."""
+        (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4). ``problems``: a grouped
+        GEMM of that many independent GEMMs (experts), each as efficient as its own size."""
         if experts:
-            self.op(name, flops, nbytes, mult, kernels, kind, model.expert_gemm_dtype, model.expert_dtype)
+            self.op(name, flops, nbytes, mult, kernels, kind, model.expert_gemm_dtype, model.expert_dtype,
+                    problems=problems)
         else:
             self.op(name, flops, nbytes, mult, kernels, kind, model.gemm_dtype, model.weight_dtype)
 
     def comm(self, component: str, comm: coll.Comm, kind: str, launches) -> None:
         """A collective of ``component`` at ``kind`` positions, ``launches`` kernels per step."""
-        self.comms.append((component, kind, comm))
-        self.launches[kind] = self.launches.get(kind, 0.0) + np.asarray(launches, dtype=float)
+        launches = np.asarray(launches, dtype=float)
+        self.comms.append((component, kind, comm, launches))
+        self.launches[kind] = self.launches.get(kind, 0.0) + launches
 
 
 @dataclass
@@ -151,6 +155,7 @@ class Terms:
     m: np.ndarray                 # micro-batches
     pp: np.ndarray
     kernels: dict[str, np.ndarray]        # launches per micro-batch traversal, by kind
+    coll_calls: dict[str, tuple[np.ndarray, np.ndarray]]   # collective calls by kind: (in a node, across nodes)
     stage_first: dict[str, np.ndarray]    # share of each kind's time in the first stage
     stage_last: dict[str, np.ndarray]     # ... in the last stage
     mem_bytes: np.ndarray
@@ -168,10 +173,16 @@ class Terms:
                      comms={k: c.take(idx) for k, c in self.comms.items()},
                      ring_step=self.ring_step.take(idx), ring_mult=self.ring_mult[idx],
                      cp=self.cp[idx], m=self.m[idx], pp=self.pp[idx], kernels=sub(self.kernels),
+                     coll_calls={k: (_take(a, idx), _take(b, idx)) for k, (a, b) in self.coll_calls.items()},
                      stage_first=sub(self.stage_first), stage_last=sub(self.stage_last),
                      mem_bytes=self.mem_bytes[idx], seqs=self.seqs[idx], mem_parts=sub(self.mem_parts))
 
+    def required_bytes(self, runtime=None) -> np.ndarray:
+        """HBM capacity per PE each config asks of the device under ``runtime``'s memory basis."""
+        p = self.mem_parts
+        return get_runtime(runtime).required_bytes(p["weights"], p["kv_cache"], p["workspace"])
+
     def fits(self, pe_hbm_gb, runtime=None) -> np.ndarray:
-        """Memory-fit mask for one HBM capacity under ``runtime``'s memory fraction (the cheap
-        rejection before the full cost)."""
-        return self.mem_bytes <= get_runtime(runtime).usable_bytes(pe_hbm_gb)
+        """Memory-fit mask for one HBM capacity (or an array of them) under ``runtime`` (the
+        cheap rejection before the full cost)."""
+        return self.required_bytes(runtime) <= np.asarray(pe_hbm_gb, dtype=float) * 1e9

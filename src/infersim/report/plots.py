@@ -22,6 +22,7 @@ COMPONENT_COLOURS = {
     "compute": "#1f77b4", "hbm": "#ff7f0e", "kernel_floor": "#aec7e8", "tp_allreduce": "#2ca02c",
     "ffn_allreduce": "#98df8a", "kv_seq_combine": "#9467bd", "cp_combine": "#c5b0d5",
     "ep_alltoall": "#8c564b", "pp_p2p": "#e377c2", "lm_head_gather": "#bcbd22", "cp_ring": "#d62728",
+    "collective_calls": "#dbdb8d",
     "pp_bubble": "#f7b6d2", "kernel_gaps": "#7f7f7f", "host_launch": "#c7c7c7", "step_fixed": "#17becf",
     "seq_host": "#9edae5",
 }

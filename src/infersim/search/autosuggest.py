@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from infersim.errors import InferSimError
-from infersim.presets.runtime_presets import get_runtime
 from infersim.search.auto_explore import evaluate_space
 from infersim.simulate import SimResult, simulate
 from infersim.specs.hardware import HardwareSpec
@@ -44,12 +43,13 @@ def autosuggest(model: ModelSpec, hw: HardwareSpec, workload: Workload, runtime=
     i_mem = fit[np.lexsort((lat[fit], pes, mem[fit]))[0]]
     i_pes = fit[np.lexsort((mem[fit], lat[fit], pes))[0]]
     p_mem, p_pes = space.config(int(i_mem)), space.config(int(i_pes))
-    cap = get_runtime(runtime).usable_bytes(hw.pe_hbm_gb) / 1e9
+    best = simulate(model, hw, p_mem, workload, runtime)
+    cap = best.mem_capacity_bytes / 1e9
     reason = (f"smallest memory per PE that fits: {mem[i_mem] / 1e9:.2f} GB of {cap:.1f} GB usable "
               f"({100 * mem[i_mem] / 1e9 / cap:.0f}%) among {len(fit)} fitting configs")
     reason_pes = (f"fewest PEs that fit: {int(space.pes[i_pes])} PEs at "
                   f"{mem[i_pes] / 1e9:.2f} GB per PE, fastest such config")
-    return Suggestion(par=p_mem, result=simulate(model, hw, p_mem, workload, runtime), reason=reason,
+    return Suggestion(par=p_mem, result=best, reason=reason,
                       fewest_pes=p_pes, fewest_pes_result=simulate(model, hw, p_pes, workload, runtime),
                       fewest_pes_reason=reason_pes, n_fitting=len(fit))
 

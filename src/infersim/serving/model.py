@@ -180,7 +180,7 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
     return {"ttft_ns": ttft, "tpot_ns": tpot, "e2e_ns": e2e, "tok_s": tok_s, "decode_ns": t_dec,
             "tok_s_per_pe": tok_s / pes, "tok_s_per_user": 1e9 / tpot, "pes": pes,
             "batch": batch, "mem_per_pe_bytes": full.mem_bytes,
-            "fits": full.mem_bytes <= rt.usable_bytes(hw.pe_hbm_gb)}
+            "fits": full.fits(hw.pe_hbm_gb, rt)}
 
 
 @dataclass(frozen=True)

@@ -87,9 +87,10 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
     0 where not even one sequence per replica fits. Memory is affine in sequences per replica,
     so two evaluations give it; the result is checked and stepped down where rounding lies."""
     wl = request.decode_full()
-    usable = get_runtime(runtime).usable_bytes(hw.pe_hbm_gb)
+    rt = get_runtime(runtime)
+    usable = hw.pe_hbm_gb * 1e9
     mem = [prepared_terms(model, hw, _with_default_microbatches(configs.with_batch(configs.dp * k)),
-                          wl).mem_bytes for k in (1, 2)]
+                          wl).required_bytes(rt) for k in (1, 2)]
     slope = np.maximum(mem[1] - mem[0], 1.0)
     per_replica = np.floor((usable - mem[0]) / slope) + 1
     per_replica = np.clip(per_replica, 0, np.maximum(cap // configs.dp, 0))
@@ -97,7 +98,7 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
     for _ in range(3):          # workspace and micro-batches make memory only nearly affine
         ok = out > 0
         rows = _with_default_microbatches(configs.take(np.flatnonzero(ok)).with_batch(out[ok]))
-        bad = cost.prepare(model, hw, rows, wl).mem_bytes > usable
+        bad = cost.prepare(model, hw, rows, wl).required_bytes(rt) > usable
         if not bad.any():
             break
         idx = np.flatnonzero(ok)[bad]

@@ -4,9 +4,10 @@ A runtime is a set of parameters, not a name: how kernels are launched, how many
 and what the host does once per step and once per sequence in it. A step (one micro-batch through
 the pipeline) costs
 
-    step   = max(device, host) + step_fixed + seq · sequences
+    step   = max(device, host + overlap · work) + (1 − overlap) · work
     device = Σ operator and collective times + launches · kernel_gap        (on the GPU)
     host   = launches · host_launch    unless the step is replayed from a CUDA graph
+    work   = step_fixed + seq · sequences                                 (host work per step)
     launches = kernels of the cost model · launch_multiplier
 
 * ``launch`` — the launch path: ``graph`` (the step is captured once and replayed: the host costs
@@ -24,6 +25,14 @@ the pipeline) costs
   preparation, the sampler's launch, synchronisation.
 * ``seq_ns`` — host work per sequence in the step: its scheduling and block-table update,
   sampling and detokenisation (vLLM's and SGLang's Python schedulers; ~1-20 us per sequence).
+* ``host_overlap`` — the share of that per-step work done while the device runs the previous
+  step (an asynchronous scheduler: SGLang's overlap scheduler, TensorRT-LLM's C++ executor, a
+  graph-replay loop that does not wait for the device); 0 for a synchronous loop (schedule,
+  launch, wait, sample). Set from the engine's design, not fitted.
+* ``collective_ns`` / ``net_collective_ns`` — the collective library's own latency per call,
+  beyond the link hops the hardware states: inside a node the engines' custom all-reduce
+  (one IPC barrier, ~1-2 us) or NCCL (its kernel start and protocol: ~10-13 us at 8 GPUs),
+  across nodes NCCL's network path.
 * ``gemm_efficiency`` — the fraction of the hardware's measured GEMM efficiency this stack's
   kernels reach (1.0 for current libraries); ``attn_efficiency`` the same for attention kernels
   (FlashAttention-3 and TensorRT-LLM's XQA/FMHA reach the part's attention maximum, FA2 on
@@ -33,6 +42,10 @@ the pipeline) costs
   fragmentation (vLLM's ``gpu_memory_utilization`` defaults to 0.90, SGLang's
   ``mem_fraction_static`` is 0.79–0.88, TensorRT-LLM gives the KV cache 0.90 of what is free
   after the weights). Memory fit is therefore a property of the runtime, not the hardware.
+* ``mem_basis`` — what ``mem_fraction`` is a fraction of: ``total`` (vLLM, SGLang: of the
+  device's HBM) or ``free`` (TensorRT-LLM's ``kv_cache_free_gpu_mem_fraction``: of what is left
+  after ``reserve_gb`` of context, the weights and the activation workspace, given to the KV
+  cache). With large weights the two differ twofold in KV room.
 
 Never folded into one per-kernel constant: at batch 1 a graph-captured decode runs close to the
 HBM floor while an eager one is host-bound, and a fitted per-kernel constant cannot say which.
@@ -62,6 +75,10 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "gemm_efficiency": (0.3, 1.0),
     "attn_efficiency": (0.3, 1.0),
     "mem_fraction": (0.5, 1.0),
+    "host_overlap": (0.0, 1.0),
+    "reserve_gb": (0.0, 16.0),
+    "collective_ns": (0.0, 100_000.0),
+    "net_collective_ns": (0.0, 200_000.0),
 }
 #: Per launch path, the typical range of the host's per-kernel launch cost: the fit's bounds for
 #: the profiles of each path (a spec may state any value in ``BOUNDS``, e.g. a free host).
@@ -81,6 +98,11 @@ class Runtime:
     source: str = ""
     seq_ns: float = 0.0
     attn_efficiency: float = 1.0
+    host_overlap: float = 0.0
+    mem_basis: str = "total"     # "total" or "free" (see the module docstring)
+    reserve_gb: float = 0.0      # with "free": CUDA context and library workspaces, GB per PE
+    collective_ns: float = 0.0   # collective library latency per call inside a node
+    net_collective_ns: float = 0.0   # ... per call across nodes
     launch: str = ""             # "" = derived from graph_captured ("graph" or "cpp")
     measured: str = ""           # "measured", "fitted" or "assumed": how its numbers are known
 
@@ -97,12 +119,32 @@ class Runtime:
         object.__setattr__(self, "launch", launch)
         for f, (lo, hi) in BOUNDS.items():
             check_number(f, getattr(self, f), lo, hi)
+        require(self.mem_basis in ("total", "free"),
+                f"mem_basis must be 'total' or 'free', got {short_repr(self.mem_basis)}")
         require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
 
     def usable_bytes(self, pe_hbm_gb):
-        """HBM bytes per PE for weights, KV cache and workspace: mem_fraction · capacity
-        (``pe_hbm_gb`` a scalar or an array of co-design candidates)."""
+        """HBM bytes per PE for weights, KV cache and workspace on the ``total`` basis:
+        mem_fraction · capacity (``pe_hbm_gb`` a scalar or an array of co-design candidates)."""
         return self.mem_fraction * np.asarray(pe_hbm_gb, dtype=float) * 1e9
+
+    def required_bytes(self, weights, kv, workspace):
+        """HBM capacity per PE a need of (weights, KV cache, workspace) bytes asks of the device:
+        ``(W + A + KV) / f`` on the ``total`` basis, ``reserve + W + A + KV / f`` on ``free``
+        (the fraction applies to the KV cache's share of what is left). It fits when this is at
+        most the capacity."""
+        f = self.mem_fraction
+        if self.mem_basis == "free":
+            return self.reserve_gb * 1e9 + weights + workspace + kv / f
+        return (weights + workspace + kv) / f
+
+    def capacity_for(self, weights, workspace, pe_hbm_gb):
+        """The bytes weights, KV cache and workspace may use together on a device of
+        ``pe_hbm_gb`` (what ``required_bytes`` compares against, in the need's own units)."""
+        c = np.asarray(pe_hbm_gb, dtype=float) * 1e9
+        if self.mem_basis == "free":
+            return weights + workspace + self.mem_fraction * np.maximum(c - self.reserve_gb * 1e9 - weights - workspace, 0.0)
+        return self.mem_fraction * c
 
     def host_ns_per_launch(self) -> float:
         """Host time per launched kernel: nothing when a graph replays the step."""

@@ -71,19 +71,34 @@ def _rt(profiles: tuple[str, ...], field: str, lo: float, hi: float, name: str |
 
 GRAPH_PROFILES = ("cuda-graphs", "vllm", "sglang", "trtllm")
 ALL_PROFILES = tuple(BASE_RUNTIMES)
+FAMILIES = ("hopper", "ampere", "cdna3", "blackwell")
+
+
+def _family_params(fam: str) -> tuple[Param, ...]:
+    """Multipliers of a family's measured maxima and its ridge overlap."""
+    return (
+        _fam(fam, "compute", 0.70, 1.15, why="bf16 GEMM maximum / measured"),
+        _fam(fam, "compute_fp8", 0.60, 1.30, why="fp8 GEMM maximum / measured"),
+        _fam(fam, "memory", 0.80, 1.08, why="HBM streaming maximum / measured (stream benchmarks bound it)"),
+        _fam(fam, "memory_fp8", 0.60, 1.60, why="HBM efficiency of GEMMs streaming 8-bit weights / measured"),
+        _fam(fam, "attn_compute", 0.50, 1.50, why="flash-attention compute maximum / its prior"),
+        _fam(fam, "attn_memory", 0.60, 1.20, why="decode-attention KV read maximum / its prior"),
+        _fam(fam, "ridge_overlap", 0.0, 1.0, prior=0.75,
+             why="share of an operator's shorter phase hidden under the longer (1 = ideal roofline)"),
+    )
+
 
 PARAMS: tuple[Param, ...] = (
-    _fam("hopper", "compute_fp8", 0.70, 1.15), _fam("hopper", "memory", 0.80, 1.034),
-    _fam("hopper", "memory_fp8", 0.70, 1.40),
-    _fam("ampere", "compute", 0.70, 1.10), _fam("ampere", "memory", 0.80, 1.027),
-    _fam("ampere", "memory_fp8", 0.70, 1.40),
-    _rt(ALL_PROFILES, "kernel_gap_ns", 300.0, 3000.0, name="gpu.kernel_gap_ns",
-        why="idle device time between kernels (the driver's, shared by every profile)"),
-    _rt(("cuda-graphs",), "step_fixed_ns", 0.0, 2_000_000.0),
-    _rt(("cuda-graphs",), "launch_multiplier", 1.0, 2.5),
-    _rt(("eager",), "host_launch_ns", 2_000.0, 40_000.0),
-    _rt(("trtllm-2023",), "host_launch_ns", 0.0, 20_000.0),
-    _rt(("trtllm-2023",), "step_fixed_ns", 0.0, 5_000_000.0),
+    *(p for fam in FAMILIES for p in _family_params(fam)),
+    _rt(ALL_PROFILES, "kernel_gap_ns", 300.0, 6000.0, name="gpu.kernel_gap_ns",
+        why="idle device time between kernels: launch + the previous kernel's tail (shared by every profile)"),
+    _rt(("vllm",), "step_fixed_ns", 0.0, 3_000_000.0, why="vLLM's scheduler and input preparation per step"),
+    _rt(("vllm",), "seq_ns", 0.0, 100_000.0, why="vLLM's host work per sequence per step"),
+    _rt(("trtllm",), "step_fixed_ns", 0.0, 3_000_000.0, why="TensorRT-LLM's batch manager per step"),
+    _rt(("trtllm",), "seq_ns", 0.0, 100_000.0, why="TensorRT-LLM's host work per sequence per step"),
+    _rt(("eager",), "host_launch_ns", 5_000.0, 60_000.0, why="PyTorch eager dispatch + launch per kernel"),
+    _rt(("trtllm-2023",), "host_launch_ns", 1_000.0, 15_000.0, why="C++ launch per kernel (no graphs)"),
+    _rt(("trtllm-2023",), "step_fixed_ns", 0.0, 5_000_000.0, why="TensorRT-LLM 2023 session runtime per step"),
 )
 NAMES = [p.name for p in PARAMS]
 

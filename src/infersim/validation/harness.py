@@ -6,8 +6,9 @@ from :func:`infersim.cost.prepare` on the uncalibrated preset; what the paramete
 as follows, with the cost model's own functions:
 
     tc = tc₀ / (f_c · q),  tm = tm₀ / (f_m · q_attn),  t_op = op_time(tc, tm, kernels · lat · lm, overlap)
-    device = Σ t_op · mult + collectives + launches · gap · lm
-    step = max(device, launches · host_ns_per_launch) + step_host_ns(runtime, sequences)
+    device = Σ t_op · mult + collectives + collective calls · library latency + launches · gap · lm
+    A, after = host_exposed(device, launches · host_ns_per_launch, step_host_ns(runtime, sequences), overlap)
+    step = A + after
 
 with f_c, f_m the calibration factors of the op's efficiency tables (``scaled_factor``), q the
 runtime's GEMM or attention efficiency, lat the family's kernel latency and lm the runtime's
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from infersim import cost
-from infersim.cost.evaluate import _comm_times, op_time
+from infersim.cost.evaluate import KLASSES, _comm_times, host_exposed, kernel_quality, op_time
 from infersim.presets.hardware_presets import HW_PRESETS, RAW_PRESETS
 from infersim.presets.runtime_presets import BASE_RUNTIMES
 from infersim.serving.model import (
@@ -40,11 +41,11 @@ class _Ops:
     """Flat per-operator arrays over every step of every decomposed row."""
 
     def __init__(self):
-        self.cols: dict[str, list] = {k: [] for k in ("tc0", "tm0", "kern", "mult", "attn", "gemm", "step",
+        self.cols: dict[str, list] = {k: [] for k in ("tc0", "tm0", "kern", "mult", "klass", "step",
                                                       "cpair", "mpair")}
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {k: np.asarray(v, dtype=np.int64 if k in ("step", "cpair", "mpair") else float)
+        return {k: np.asarray(v, dtype=np.int64 if k in ("step", "cpair", "mpair", "klass") else float)
                 for k, v in self.cols.items()}
 
 
@@ -57,6 +58,7 @@ class Harness:
         self.tops: list[float] = []
         self._ops = _Ops()
         self.step_hw, self.step_rt, self.step_comm, self.step_k, self.step_seqs = [], [], [], [], []
+        self.step_calls: list = []          # collective calls per step: (in a node, across nodes)
         self.row_steps: list[list[tuple[int, float]] | None] = []
         self.row_batch: list[int] = []        # the batch each row runs at
         self.row_cap: list[int] = []          # ... and its KV capacity (continuous rows)
@@ -65,6 +67,7 @@ class Harness:
         self.ops = self._ops.arrays()
         self.step_comm, self.step_k, self.step_seqs = (np.asarray(a, dtype=float) for a in
                                                        (self.step_comm, self.step_k, self.step_seqs))
+        self.step_calls = np.asarray(self.step_calls, dtype=float).reshape(-1, 2)
         self.slow = [i for i, s in enumerate(self.row_steps) if s is None]
         self.capacity = self.row_cap
         use = np.ones(len(rows), bool) if use is None else np.asarray(use, bool)
@@ -91,6 +94,8 @@ class Harness:
         comm = _comm_times(terms, links, breakdown=False)["kinds"]
         self.step_comm.append(float(sum(np.ravel(v)[0] for v in comm.values())))
         self.step_k.append(float(sum(v[0] for v in terms.kernels.values())))
+        calls = [sum(float(np.ravel(c[j])[0]) for c in terms.coll_calls.values()) for j in (0, 1)]
+        self.step_calls.append(calls)
         self.step_seqs.append(float(terms.seqs[0]))
         self.step_hw.append(row.hw)
         self.step_rt.append(self.runtime_of(row))
@@ -100,8 +105,7 @@ class Harness:
             c["tm0"].append(float(op.m[0]) / hw.bw_hbm_gbs)
             c["kern"].append(op.kernels)
             c["mult"].append(op.mult)
-            c["attn"].append(op.klass == "attn")
-            c["gemm"].append(op.klass == "gemm")
+            c["klass"].append(KLASSES.index(op.klass))
             c["step"].append(s)
             c["cpair"].append(self._pair(row.hw, op.ctable))
             c["mpair"].append(self._pair(row.hw, op.mtable))
@@ -147,17 +151,21 @@ class Harness:
         col = lambda fn: np.array([fn(r) for r in st])  # noqa: E731
         gap, lm, host = col(lambda r: r.kernel_gap_ns), col(lambda r: r.launch_multiplier), col(lambda r: r.host_ns_per_launch())
         fixed, seq = col(lambda r: r.step_fixed_ns), col(lambda r: r.seq_ns)
-        gq, aq = col(lambda r: r.gemm_efficiency), col(lambda r: r.attn_efficiency)
+        # per step and operator class, the runtime's kernel quality (compute, memory)
+        quality = np.array([[kernel_quality(k, r) for k in KLASSES] for r in st])      # (steps, classes, 2)
         lat = np.array([h.kernel_latency_ns for h in sh])
         ov = np.array([h.ridge_overlap for h in sh])
         o = self.ops
         s = o["step"]
-        q = np.where(o["attn"] > 0, aq[s], np.where(o["gemm"] > 0, gq[s], 1.0))
-        tc = o["tc0"] / (f[o["cpair"]] * q)
-        tm = o["tm0"] / (f[o["mpair"]] * np.where(o["attn"] > 0, aq[s], 1.0))
+        q = quality[s, o["klass"]]
+        tc = o["tc0"] / (f[o["cpair"]] * q[:, 0])
+        tm = o["tm0"] / (f[o["mpair"]] * q[:, 1])
         t = op_time(tc, tm, o["kern"] * lat[s] * lm[s], ov[s])
-        device = np.bincount(s, t * o["mult"], minlength=len(st)) + self.step_comm + self.step_k * gap * lm
-        return np.maximum(device, self.step_k * host) + fixed + seq * self.step_seqs
+        calls = self.step_calls[:, 0] * col(lambda r: r.collective_ns) + self.step_calls[:, 1] * col(lambda r: r.net_collective_ns)
+        device = (np.bincount(s, t * o["mult"], minlength=len(st)) + self.step_comm + calls
+                  + self.step_k * gap * lm)
+        a, after = host_exposed(device, self.step_k * host, fixed + seq * self.step_seqs, col(lambda r: r.host_overlap))
+        return a + after
 
     def prefill_share(self, params: dict[str, float]) -> np.ndarray:
         """Per row, the share of its measured interval spent in prefill (continuous rows: a TTFT

@@ -57,10 +57,6 @@ SOURCES: dict[str, Source] = {
         "batch-1 rows give no output length (128 assumed)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/blogs/H100vsA100.md @ "
         "15ed78097ea2c14b3831ca017935a32dec54476e", "trtllm-2023", "used"),
-    "nim_benchmark_llm_perf": Source(
-        "NVIDIA NIM 1.8.0 benchmarks, Llama-3.3-70B-Instruct fp8 TP2 on 2x H100 80GB, "
-        "concurrency 1, client-side TTFT and ITL over HTTP streaming",
-        "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "cuda-graphs", "used"),
     "gptfast_mixtral_readme": Source(
         "gpt-fast mixtral-moe README, batch 1, A100-80GB (330 W), torch.compile",
         "github.com/pytorch-labs/gpt-fast mixtral-moe/README.md @ "
@@ -93,26 +89,26 @@ SOURCES: dict[str, Source] = {
         "vLLM blog 'FP8 KV cache' (v0.19.1): zero-context intercept of the ITL fit at "
         "concurrency 1 (H100, B200), and median ITL at concurrency 8 with ~20k-token inputs",
         "github.com/vllm-project/vllm-project.github.io _posts/2026-04-22-fp8-kvcache.md @ "
-        "5ffe2dd543a30f34309d71d8374803612223e9fb", "cuda-graphs", "used"),
+        "5ffe2dd543a30f34309d71d8374803612223e9fb", "vllm", "used"),
     "vllm_ci": Source(
         "vLLM nightly performance benchmark, latency tests: static batch 8, 32 input and 128 "
         "output tokens, end-to-end latency (builds 9523 A100, 9555 H100, 9513 H200)",
         "https://buildkite.com/vllm/performance-benchmark/builds/9523, /9555, /9513",
-        "cuda-graphs", "used"),
+        "vllm", "used"),
     "inferencebench_vllm_h100": Source(
         "InferenceBench concurrency sweep, vLLM 0.21.0 on H100 80GB HBM3, p50 TPOT at "
         "concurrency 1 ('chatbot-short' lengths not stated: 512 in / 256 out assumed)",
-        "https://yobitelcomm.github.io/bench/recipes/concurrency-sweep/", "cuda-graphs", "used"),
+        "https://yobitelcomm.github.io/bench/recipes/concurrency-sweep/", "vllm", "used"),
     "rocm_vllm_devdocker_v0.10.0": Source(
         "ROCm vLLM dev-docker README (vLLM v0.10.0, ROCm 6.4.1, AITER), MI300X static-batch "
         "latency, FP8 weights and KV (published in seconds)",
         "github.com/ROCm/vllm docs/dev-docker/README.md @ 040de12d45c16d6de6ad386cc57dd68b8c5b805e",
-        "cuda-graphs", "used"),
+        "vllm", "used"),
     "oci_blog_mi300x_llama31_405b": Source(
         "Oracle Cloud blog, Llama 3.1 405B FP8 on 8x MI300X with vLLM benchmark_latency, "
         "128 in / 128 out (published in seconds; TP8 assumed: one instance on 8 GPUs)",
         "https://blogs.oracle.com/cloud-infrastructure/serving-llama-31-405b-model-with-amd-mi300x-gpus",
-        "cuda-graphs", "used"),
+        "vllm", "used"),
     "nemo_llama2_inference": Source(
         "NeMo Framework Llama-2 inference performance (TensorRT-LLM engines), 128 in / 20 out",
         "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html",
@@ -338,10 +334,6 @@ ROWS: list[tuple] = [
     ('nemo_llama2_inference', 'Llama 2 13B', 'H100-SXM x8', '16', 2, 1, 128, 20, 'e2e_latency_ms', 69.7),
     ('nemo_llama2_inference', 'Llama 2 13B', 'A100-SXM x8', '16', 4, 1, 128, 20, 'e2e_latency_ms', 207.8),
     ('nemo_llama2_inference', 'Llama 2 13B', 'H100-SXM x8', '16', 4, 1, 128, 20, 'e2e_latency_ms', 61.4),
-    ('nim_benchmark_llm_perf', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 5000, 500, 'ttft_ms', 406.77),
-    ('nim_benchmark_llm_perf', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 5000, 500, 'tpot_ms', 18.58),
-    ('nim_benchmark_llm_perf', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 500, 2000, 'ttft_ms', 47.77),
-    ('nim_benchmark_llm_perf', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 500, 2000, 'tpot_ms', 18.91),
     ('vllm_blog_fp8_kvcache', 'Llama 3.1 8B', 'H100-SXM x8', '16', 1, 1, 64, 128, 'tpot_ms', 6.44),
     ('vllm_blog_fp8_kvcache', 'Llama 3.1 8B', 'B200 x8', '16', 1, 1, 64, 128, 'tpot_ms', 3.93),
     ('vllm_blog_fp8_kvcache', 'Llama 3.1 8B', 'H100-SXM x8', '16', 1, 8, 20000, 2000, 'tpot_ms', 15.18),

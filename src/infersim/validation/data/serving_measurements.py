@@ -18,16 +18,17 @@ SERVING_SOURCES: dict[str, Source] = {
         "requests fed at an infinite rate, batch chosen by trtllm-bench), output tokens/s of the "
         "deployment; Llama 3.1 8B/70B on H100, H200 (FP8) and H100, A100 (FP16)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (release v0.13.0)",
-        "cuda-graphs", "used"),
+        "trtllm", "used"),
     "trtllm_perf_overview_v1.0": Source(
         "TensorRT-LLM v1.0 perf-overview (PyTorch backend, trtllm-bench): maximum 'Total Output "
         "Throughput' for Llama 3.1 8B, 3.3 70B, 3.1 405B FP8 (ModelOpt checkpoints, FP8 KV cache)",
         "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @ "
-        "00f37686aa854010d68bcbd0f4ab000221541ca6", "cuda-graphs", "used"),
+        "00f37686aa854010d68bcbd0f4ab000221541ca6", "trtllm", "used"),
     "nim_concurrency": Source(
-        "NVIDIA NIM 1.8.0 benchmarks, Llama-3.3-70B-Instruct FP8 TP2 on 2x H100 80GB, 5000 in / 500 "
+        "NVIDIA NIM 1.8.0 benchmarks (TensorRT-LLM engine), Llama-3.3-70B-Instruct FP8 TP2 on 2x H100 80GB, "
+        "500 in / 2000 out at concurrency 1, and 5000 in / 500 "
         "out, concurrency 1..250 (client-side TTFT, ITL and output tokens/s)",
-        "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "cuda-graphs", "used"),
+        "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "trtllm", "used"),
 }
 
 # (source, model, hardware, dtypes, tp, pp, isl, osl, concurrency, metric, value)
@@ -247,6 +248,8 @@ SERVING_ROWS: list[tuple] = [
     ('trtllm_perf_overview_v1.0', 'Llama 3.1 8B', 'H100-SXM x8', 'fp8', 1, 1, 5000, 500, 0, 'tok_s_total', 3459.0),
     ('trtllm_perf_overview_v1.0', 'Llama 3.1 8B', 'H200 x8', 'fp8', 1, 1, 20000, 2000, 0, 'tok_s_total', 1804.0),
     ('trtllm_perf_overview_v1.0', 'Llama 3.1 8B', 'H100-SXM x8', 'fp8', 1, 1, 20000, 2000, 0, 'tok_s_total', 1351.0),
+    ('nim_concurrency', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 500, 2000, 1, 'ttft_ms', 47.77),
+    ('nim_concurrency', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 500, 2000, 1, 'tpot_ms', 18.91),
     ('nim_concurrency', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 5000, 500, 1, 'tpot_ms', 18.58),
     ('nim_concurrency', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 5000, 500, 1, 'ttft_ms', 406.77),
     ('nim_concurrency', 'Llama 3.1 70B', 'H100-SXM x8', 'fp8', 2, 1, 5000, 500, 1, 'tok_s_total', 51.67),
