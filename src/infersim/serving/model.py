@@ -89,6 +89,7 @@ class Request:
 #: co-design sweep searches the same rows on every candidate).
 _TERMS: OrderedDict = OrderedDict()
 _TERMS_MAX_ROWS = 400_000       # rows kept over all entries (~0.5 KB of terms per row)
+_TERMS_ROWS = [0]               # rows held now (kept as a count: summing per insert is quadratic)
 
 
 def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> cost.Terms:
@@ -102,8 +103,9 @@ def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> co
         _TERMS.move_to_end(key)
         return _TERMS[key]
     terms = _TERMS[key] = cost.prepare(model, hw, rows, wl)
-    while len(_TERMS) > 1 and sum(len(t) for t in _TERMS.values()) > _TERMS_MAX_ROWS:
-        _TERMS.popitem(last=False)
+    _TERMS_ROWS[0] += len(terms)
+    while len(_TERMS) > 1 and _TERMS_ROWS[0] > _TERMS_MAX_ROWS:
+        _TERMS_ROWS[0] -= len(_TERMS.popitem(last=False)[1])
     return terms
 
 
@@ -129,10 +131,15 @@ def continuous_times(t_dec, t_chunk, t_w, request: Request, per_replica, chunk_t
     module docstring): ``t_dec`` the decode step of the batch at the mean context, ``t_chunk`` a
     prompt chunk of one sequence per replica, ``t_w`` a weights-only decode step of one
     sequence per replica; ``per_replica`` sequences in flight per replica."""
-    new = request.new_tokens
-    chunk = int(min(chunk_tokens, new))
+    return continuous_times_of(t_dec, t_chunk, t_w, request.new_tokens, request.osl, per_replica, chunk_tokens)
+
+
+def continuous_times_of(t_dec, t_chunk, t_w, new, osl, per_replica, chunk_tokens: int):
+    """:func:`continuous_times` for ``new`` prompt tokens to prefill and ``osl`` output tokens
+    per request, each a scalar or an array over rows."""
+    chunk = np.minimum(float(chunk_tokens), new)
     r = np.maximum(t_chunk - t_w, 0.0) / chunk                     # ns per extra prompt token
-    demand = per_replica * new / request.osl                       # prompt tokens per step
+    demand = per_replica * new / osl                               # prompt tokens per step
     budget = np.maximum(float(chunk_tokens), demand)
     tpot = t_dec + demand * r
     ttft = np.ceil(new / budget) * (t_dec + np.minimum(budget, new) * r)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -137,13 +138,25 @@ def hardware_for(hw_name: str, params: dict[str, float]) -> HardwareSpec:
     """The preset ``hw_name`` calibrated with ``params`` (its measured maxima when it has no family)."""
     raw = RAW_PRESETS[hw_name]
     values = assignments(params).get(("hardware", raw.family), {}) if raw.family else {}
-    return calibrate(raw, **values) if values else raw
+    return _calibrated(hw_name, tuple(sorted(values.items()))) if values else raw
 
 
 def runtime_for(name: str, params: dict[str, float]) -> Runtime:
     """The profile ``name`` with ``params``' values (its file's values where it has none)."""
     values = assignments(params).get(("runtime", name), {})
-    return replace(BASE_RUNTIMES[name], **values) if values else BASE_RUNTIMES[name]
+    return _with_values(name, tuple(sorted(values.items()))) if values else BASE_RUNTIMES[name]
+
+
+# A fit asks for the same few specs thousands of times (a Jacobian column changes one parameter):
+# building and validating a spec costs more than the prediction that uses it.
+@lru_cache(maxsize=4096)
+def _calibrated(hw_name: str, values: tuple) -> HardwareSpec:
+    return calibrate(RAW_PRESETS[hw_name], **dict(values))
+
+
+@lru_cache(maxsize=4096)
+def _with_values(name: str, values: tuple) -> Runtime:
+    return replace(BASE_RUNTIMES[name], **dict(values))
 
 
 __all__ = ["Param", "PARAMS", "NAMES", "prior_params", "stored_params", "hardware_for", "runtime_for",
@@ -217,7 +230,7 @@ def levenberg_marquardt(residuals, x0: np.ndarray, iters: int = 80) -> tuple[np.
 PRIOR_WEIGHT = 0.05
 
 
-def fit(harness, mask: np.ndarray | None = None, start: dict[str, float] | None = None) -> Fit:
+def fit(harness, mask: np.ndarray | None = None, start: dict[str, float] | None = None, iters: int = 80) -> Fit:
     """Fit :data:`PARAMS` on the rows of ``harness`` where ``mask`` holds (default: all scored
     rows), starting from ``start`` (default: the priors)."""
     rows = harness.rows
@@ -235,7 +248,7 @@ def fit(harness, mask: np.ndarray | None = None, start: dict[str, float] | None 
         return np.concatenate([w * np.log(pred / meas[ok]), PRIOR_WEIGHT * (x - x_prior)])
 
     x0 = x_prior if start is None else (np.array([start[n] for n in NAMES]) - lo) / span
-    x, iters = levenberg_marquardt(residuals, np.clip(x0, 0.0, 1.0))
+    x, iters = levenberg_marquardt(residuals, np.clip(x0, 0.0, 1.0), iters)
     params = {k: float(v) for k, v in to_params(x).items()}
     res = np.log(harness.predict(params)[ok] / meas[ok])
     return Fit(params, float(math.sqrt(np.mean(res ** 2))), int(ok.sum()), iters)

@@ -27,7 +27,7 @@ from infersim.serving.model import (
     WEIGHTS_ONLY,
     Request,
     chunk_workload,
-    continuous_times,
+    continuous_times_of,
     one_per_replica,
 )
 from infersim.specs.efficiency import KIND_OF, scaled_factor
@@ -73,6 +73,44 @@ class Harness:
         use = np.ones(len(rows), bool) if use is None else np.asarray(use, bool)
         #: rows the fit and the scores use: not excluded, and not a TTFT that measures a queue
         self.scored = use & np.array([scored(r, c) for r, c in zip(rows, self.capacity)])
+        self._index()
+
+    def _index(self) -> None:
+        """Index arrays that let :meth:`predict` combine step times into metrics without a loop
+        over rows: the steps' runtime and hardware, and per row kind its steps and coefficients."""
+        self.rt_names, self.step_rt_i = np.unique(np.array(self.step_rt, dtype=object).astype(str), return_inverse=True) \
+            if self.step_rt else (np.array([]), np.zeros(0, np.int64))
+        self.hw_names, self.step_hw_i = np.unique(np.array(self.step_hw, dtype=object).astype(str), return_inverse=True) \
+            if self.step_hw else (np.array([]), np.zeros(0, np.int64))
+        st_row, st_step, st_n, cont = [], [], [], []
+        for i, (row, steps) in enumerate(zip(self.rows, self.row_steps)):
+            if not steps:
+                continue
+            if row.batching == "static":
+                for step, n in steps:
+                    st_row.append(i), st_step.append(step), st_n.append(n)
+            else:
+                cont.append((i, *(step for step, _ in steps)))
+        self.st_row, self.st_step = np.array(st_row, np.int64), np.array(st_step, np.int64)
+        self.st_n = np.array(st_n, float)
+        self.static_rows = np.unique(self.st_row)
+        # a static metric is coef · total (latencies) or coef / total (rates)
+        coef, per = [], []
+        for i in self.static_rows:
+            r = self.rows[i]
+            latency = r.metric in ("ttft_ms", "tpot_ms", "e2e_latency_ms")
+            div = r.batch if r.metric == "decode_tok_s_per_seq" else r.gpus if r.metric == "throughput_tok_s_per_gpu" else 1
+            coef.append(1e-6 if latency else r.batch * r.osl * 1e9 / div)
+            per.append(latency)
+        self.st_coef, self.st_latency = np.array(coef, float), np.array(per, bool)
+        c = np.array(cont, np.int64).reshape(-1, 4)
+        self.ct_row, self.ct_steps = c[:, 0], c[:, 1:]
+        self.ct_batch = np.array([self.row_batch[i] for i in self.ct_row], float)
+        self.ct_per = np.ceil(self.ct_batch / np.array([self.rows[i].dp for i in self.ct_row], float))
+        self.ct_new = np.array([Request(self.rows[i].isl, self.rows[i].osl).new_tokens for i in self.ct_row], float)
+        self.ct_osl = np.array([self.rows[i].osl for i in self.ct_row], float)
+        self.ct_metric = np.array([("tok_s_total", "tpot_ms", "ttft_ms").index(self.rows[i].metric)
+                                   for i in self.ct_row], np.int64)
 
     # ----- building ----------------------------------------------------------------------------
 
@@ -144,25 +182,26 @@ class Harness:
     def step_times(self, params: dict[str, float]) -> np.ndarray:
         values = assignments(params)
         f = self._factors(values)
-        hws = {n: hardware_for(n, params) for n in set(self.step_hw)}
-        rts = {n: runtime_for(n, params) for n in set(self.step_rt)}
-        st = [rts[n] for n in self.step_rt]
-        sh = [hws[n] for n in self.step_hw]
-        col = lambda fn: np.array([fn(r) for r in st])  # noqa: E731
+        rts = [runtime_for(n, params) for n in self.rt_names]
+        hws = [hardware_for(n, params) for n in self.hw_names]
+        ri, hi = self.step_rt_i, self.step_hw_i
+
+        def col(fn):
+            return np.array([fn(r) for r in rts], dtype=float)[ri]
         gap, lm, host = col(lambda r: r.kernel_gap_ns), col(lambda r: r.launch_multiplier), col(lambda r: r.host_ns_per_launch())
         fixed, seq = col(lambda r: r.step_fixed_ns), col(lambda r: r.seq_ns)
-        # per step and operator class, the runtime's kernel quality (compute, memory)
-        quality = np.array([[kernel_quality(k, r) for k in KLASSES] for r in st])      # (steps, classes, 2)
-        lat = np.array([h.kernel_latency_ns for h in sh])
-        ov = np.array([h.ridge_overlap for h in sh])
+        # per runtime and operator class, the runtime's kernel quality (compute, memory)
+        quality = np.array([[kernel_quality(k, r) for k in KLASSES] for r in rts])      # (runtimes, classes, 2)
+        lat = np.array([h.kernel_latency_ns for h in hws])[hi]
+        ov = np.array([h.ridge_overlap for h in hws])[hi]
         o = self.ops
         s = o["step"]
-        q = quality[s, o["klass"]]
+        q = quality[ri[s], o["klass"]]
         tc = o["tc0"] / (f[o["cpair"]] * q[:, 0])
         tm = o["tm0"] / (f[o["mpair"]] * q[:, 1])
         t = op_time(tc, tm, o["kern"] * lat[s] * lm[s], ov[s])
         calls = self.step_calls[:, 0] * col(lambda r: r.collective_ns) + self.step_calls[:, 1] * col(lambda r: r.net_collective_ns)
-        device = (np.bincount(s, t * o["mult"], minlength=len(st)) + self.step_comm + calls
+        device = (np.bincount(s, t * o["mult"], minlength=len(ri)) + self.step_comm + calls
                   + self.step_k * gap * lm)
         a, after = host_exposed(device, self.step_k * host, fixed + seq * self.step_seqs, col(lambda r: r.host_overlap))
         return a + after
@@ -183,21 +222,17 @@ class Harness:
     def predict(self, params: dict[str, float]) -> np.ndarray:
         """Every row's predicted metric (NaN where no sequence fits)."""
         lat = self.step_times(params) if len(self.step_hw) else np.zeros(0)
-        out = np.empty(len(self.rows))
-        for i, (row, steps) in enumerate(zip(self.rows, self.row_steps)):
-            if steps is None:
-                out[i] = predict(row, hardware_for(row.hw, params), runtime_for(self.runtime_of(row), params))
-            elif not steps:
-                out[i] = np.nan
-            elif row.batching == "static":
-                out[i] = row.metric_of(sum(n * lat[s] for s, n in steps))
-            else:
-                out[i] = _continuous_metric(row, self.row_batch[i], *(lat[s] for s, _ in steps))
+        out = np.full(len(self.rows), np.nan)
+        for i in self.slow:
+            row = self.rows[i]
+            out[i] = predict(row, hardware_for(row.hw, params), runtime_for(self.runtime_of(row), params))
+        if len(self.st_row):
+            total = np.bincount(self.st_row, lat[self.st_step] * self.st_n, minlength=len(self.rows))[self.static_rows]
+            out[self.static_rows] = np.where(self.st_latency, self.st_coef * total, self.st_coef / total)
+        if len(self.ct_row):
+            t_dec, t_chunk, t_w = (lat[self.ct_steps[:, j]] for j in range(3))
+            ttft, tpot = continuous_times_of(t_dec, t_chunk, t_w, self.ct_new, self.ct_osl, self.ct_per,
+                                             DEFAULT_CHUNK_TOKENS)
+            vals = np.stack([self.ct_batch / (tpot * 1e-9), tpot / 1e6, ttft / 1e6])
+            out[self.ct_row] = vals[self.ct_metric, np.arange(len(self.ct_row))]
         return out
-
-
-def _continuous_metric(row: Measurement, batch: int, t_dec: float, t_chunk: float, t_w: float) -> float:
-    per_replica = np.ceil(batch / row.dp)
-    ttft, tpot = continuous_times(t_dec, t_chunk, t_w, Request(row.isl, row.osl), per_replica,
-                                  DEFAULT_CHUNK_TOKENS)
-    return float({"tok_s_total": batch / (tpot * 1e-9), "tpot_ms": tpot / 1e6, "ttft_ms": ttft / 1e6}[row.metric])
