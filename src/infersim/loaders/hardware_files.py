@@ -6,7 +6,12 @@ Schema (docs/hardware.md): every HardwareSpec field by name, flat, plus
 * ``eff_max_compute``, ``eff_max_compute_fp8``, ``eff_max_compute_fp4``, ``eff_max_memory``,
   ``eff_max_memory_fp8``: a measured maximum (fraction of peak) that becomes that efficiency
   table through the generic size shape (:mod:`infersim.specs.efficiency`), instead of the table;
-* tables (``compute_eff``, ...) as lists of ``[size, efficiency]`` pairs.
+* tables (``compute_eff``, ...) as lists of ``[size, efficiency]`` pairs;
+* ``family = "<family>"`` (a HardwareSpec field) or ``part = "<part>"`` (a part the presets
+  know, e.g. "H100"): the fields the file leaves out of :data:`KIND_DEFAULTS` (efficiency tables,
+  kernel latency, ridge overlap) come from that family's / part's reference preset, as the
+  ``defaults`` resolver the caller passes returns it (:mod:`infersim.presets.hardware_presets`),
+  instead of the generic curves.
 
 ``source`` (where the numbers come from) is required. Every mistake is a one-line
 :class:`~infersim.errors.InferSimError` naming the file and the field; a misspelled key gets the
@@ -32,7 +37,13 @@ from infersim.specs.hardware import (
 
 MAX_HW_FILE_BYTES = 1024 * 1024
 SUFFIXES = (".json", ".toml", ".yaml", ".yml")
-EXTRA_KEYS = ("base",) + tuple(MAX_KEYS)
+EXTRA_KEYS = ("base", "part") + tuple(MAX_KEYS)
+#: Fields a file naming a ``family`` or ``part`` gets from its reference spec when it omits them:
+#: what the engines and kernels of that kind of part reach, not what the part is.
+KIND_DEFAULTS = EFF_TABLES + ("kernel_latency_ns", "ridge_overlap")
+#: ``defaults(part, family)`` → (reference spec, label) or None: where a file's omitted
+#: :data:`KIND_DEFAULTS` come from; raises InferSimError for an unknown part.
+DefaultsResolver = Callable[[str | None, str | None], "tuple[HardwareSpec, str] | None"]
 
 
 def read_mapping(path: str | os.PathLike) -> dict:
@@ -83,10 +94,37 @@ def _tables_from_maxima(d: Mapping, where: str) -> dict:
     return out
 
 
+def _kind_defaults(d: Mapping, where: str, kw: dict, origin: dict, defaults: DefaultsResolver | None) -> None:
+    """Fill the :data:`KIND_DEFAULTS` fields a file omits (neither given, derived from an
+    ``eff_max_*`` nor inherited from ``base``) from the reference spec of its ``part`` or
+    ``family``; a ``part`` also gives its family when the file names none."""
+    part, family = d.get("part"), kw.get("family")
+    if part is not None and not (isinstance(part, str) and part):
+        raise InferSimError(f"{where}: part must be the name of a part the presets know, got {part!r}")
+    if family is not None and not isinstance(family, str):
+        raise InferSimError(f"{where}: family must be a string, got {family!r}")
+    if defaults is None or (part is None and not family):
+        return
+    try:
+        found = defaults(part, family or None)
+    except InferSimError as exc:
+        raise InferSimError(f"{where}: {exc}") from None
+    if found is None:
+        return
+    ref, label = found
+    if "family" not in kw and ref.family:
+        kw["family"], origin["family"] = ref.family, f"{label} default"
+    for f in KIND_DEFAULTS:
+        if f not in kw:
+            kw[f], origin[f] = getattr(ref, f), f"{label} default"
+
+
 def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], HardwareSpec] | None = None,
-                      require_source: bool = True) -> tuple[HardwareSpec, dict[str, str]]:
+                      require_source: bool = True, defaults: DefaultsResolver | None = None
+                      ) -> tuple[HardwareSpec, dict[str, str]]:
     """(spec, provenance) from a file's keys; provenance says for each field whether it came from
-    the file, an ``eff_max_*`` maximum, the ``base`` preset or the HardwareSpec default."""
+    the file, an ``eff_max_*`` maximum, the ``base`` preset, the ``family`` / ``part`` defaults
+    (``defaults``, see :data:`DefaultsResolver`) or the HardwareSpec default."""
     check_keys(d, where, EXTRA_KEYS)
     base_name = d.get("base")
     kw: dict[str, Any] = {}
@@ -104,6 +142,8 @@ def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], Hard
             continue
         kw[k] = table_from(f"{where}: {k}", v) if k in EFF_TABLES else v
         origin[k] = "file"
+    if base_name is None:
+        _kind_defaults(d, where, kw, origin, defaults)
     missing = [f for f in required_fields() if f not in kw]
     if missing:
         raise InferSimError(f"{where}: missing hardware field '{missing[0]}' "

@@ -38,13 +38,13 @@ from infersim.loaders.hardware_files import (
 )
 from infersim.presets.calibration import group
 from infersim.specs.efficiency import calibrate
+from infersim.specs.hardware import FAMILIES as SPEC_FAMILIES
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.registry import Registry
 
-#: Keys only preset files have (see the module docstring).
-_PRESET_KEYS = ("part",)
-#: GPU families whose presets are calibrated (``calibration.toml``'s ``hardware.<family>``).
-FAMILIES = ("hopper", "ampere", "cdna3", "blackwell")
+#: GPU families (``family`` in hardware files); calibrated where ``calibration.toml`` has a
+#: ``hardware.<family>`` group (hopper, ampere, cdna3, blackwell), the others keep their maxima.
+FAMILIES = SPEC_FAMILIES
 
 
 def family_calibration(family: str) -> dict[str, float]:
@@ -78,27 +78,53 @@ def _read_preset_files() -> dict[str, dict]:
     return {name: resolved(name) for name in raw}
 
 
-def _build() -> tuple[list[HardwareSpec], dict[str, str], dict[str, tuple[float, ...]]]:
-    """(uncalibrated specs, name → calibration family, part → measured maxima)."""
-    specs, families, maxima = [], {}, {}
+def _resolver(by_part: dict[str, HardwareSpec], by_family: dict[str, HardwareSpec]):
+    """``defaults(part, family)`` for :func:`spec_from_mapping`: the reference spec of a part
+    (the first preset naming it) or else of a family (its first preset), with a label."""
+    def defaults(part: str | None, family: str | None):
+        if part is not None:
+            if part not in by_part:
+                raise InferSimError(f"unknown part {part!r}; valid: {', '.join(by_part)}")
+            ref = by_part[part]
+            return ref, f"part '{part}' ({ref.name})"
+        ref = by_family.get(family) if family else None
+        return (ref, f"family '{family}' ({ref.name})") if ref is not None else None
+    return defaults
+
+
+def _build() -> tuple[list[HardwareSpec], dict[str, str], dict[str, str]]:
+    """(uncalibrated specs, name → part, part → its reference preset). A preset that omits the
+    efficiency fields gets those of the first preset of its part, else of its family
+    (:data:`~infersim.loaders.hardware_files.KIND_DEFAULTS`), uncalibrated: the family's
+    calibration then scales both alike."""
+    specs, parts = [], {}
+    by_part: dict[str, HardwareSpec] = {}
+    by_family: dict[str, HardwareSpec] = {}
     for name, d in _read_preset_files().items():
-        part, family = d.get("part"), d.get("family")
-        keys = {k: v for k, v in d.items() if k not in _PRESET_KEYS}
-        spec, _ = spec_from_mapping(keys, f"hardware preset {name!r}")
+        part = d.get("part")
+        own = {k: v for k, v in d.items() if not (k == "part" and part not in by_part)}
+        spec, _ = spec_from_mapping(own, f"hardware preset {name!r}", defaults=_resolver(by_part, by_family))
         specs.append(spec)
-        if family:
-            if family not in FAMILIES:
-                raise InferSimError(f"hardware preset {name!r}: unknown family {family!r}; valid: {', '.join(FAMILIES)}")
-            families[name] = family
         if part:
-            top = tuple(d[k] for k in ("eff_max_compute", "eff_max_compute_fp8", "eff_max_memory",
-                                       "eff_max_memory_fp8"))
-            if maxima.setdefault(part, top) != top:
-                raise InferSimError(f"hardware preset {name!r}: part {part!r} maxima differ between files")
-    return specs, families, maxima
+            parts[name] = part
+            by_part.setdefault(part, spec)
+        if spec.family:
+            by_family.setdefault(spec.family, spec)
+    return specs, parts, {p: s.name for p, s in by_part.items()}
 
 
-_RAW, _FAMILY, MEASURED_MAX = _build()
+def _maxima(h: HardwareSpec) -> tuple[float, ...]:
+    """(bf16 GEMM, fp8 GEMM, HBM stream, 8-bit-weight GEMV) maxima of a spec's tables."""
+    return tuple(max((e for _, e in getattr(h, t)), default=float("nan"))
+                 for t in ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8"))
+
+
+_RAW, _PART, PART_PRESET = _build()
+_FAMILY = {h.name: h.family for h in _RAW if h.family}
+MEASURED_MAX = {}
+for _h in _RAW:
+    if _h.name in _PART and MEASURED_MAX.setdefault(_PART[_h.name], _maxima(_h)) != _maxima(_h):
+        raise InferSimError(f"hardware preset {_h.name!r}: part {_PART[_h.name]!r} maxima differ between files")
 #: Measured maxima per part, as fractions of datasheet peak: (bf16 GEMM, fp8 GEMM, HBM stream,
 #: HBM of GEMMs streaming 8-bit weights at small batch). Sources: each preset file's comments
 #: (aiconfigurator's NVIDIA-collected GEMM sweeps, github.com/ai-dynamo/aiconfigurator @095f58a,
@@ -124,6 +150,13 @@ for _h in _RAW:
     HW_PRESETS.register(_h.name, calibrate(_h, **family_calibration(_h.family)) if _h.family else _h)
 
 
+#: What a user file naming a ``part`` or ``family`` gets for the efficiency fields it omits: the
+#: calibrated reference preset's, exactly as ``--hw <preset>`` runs them (a file that states its
+#: own maxima keeps them uncalibrated).
+USER_DEFAULTS = _resolver({p: HW_PRESETS[n] for p, n in PART_PRESET.items()},
+                          {f: HW_PRESETS[names[0]] for f, names in FAMILY_PRESETS.items() if names})
+
+
 def get_hardware(name: str) -> HardwareSpec:
     """The preset called ``name``, or a one-line error listing the valid names."""
     return HW_PRESETS.get(name)
@@ -137,8 +170,10 @@ def is_hardware_file(ref: str) -> bool:
 
 def read_hardware_file(path: str | os.PathLike) -> tuple[HardwareSpec, dict[str, str]]:
     """(spec, provenance) of a user hardware file (JSON, TOML or YAML; docs/hardware.md);
-    ``base`` names a calibrated preset whose fields the file overrides."""
-    return spec_from_mapping(read_mapping(path), os.path.basename(str(path)), resolve_base=get_hardware)
+    ``base`` names a calibrated preset whose fields the file overrides; ``family`` / ``part``
+    give the omitted efficiency fields of that kind's preset (:data:`USER_DEFAULTS`)."""
+    return spec_from_mapping(read_mapping(path), os.path.basename(str(path)), resolve_base=get_hardware,
+                             defaults=USER_DEFAULTS)
 
 
 def spec_from_text(data: bytes | str, filename: str) -> HardwareSpec:
@@ -152,7 +187,7 @@ def spec_from_text(data: bytes | str, filename: str) -> HardwareSpec:
     raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else bytes(data)
     text = decode_capped(raw, MAX_HW_FILE_BYTES, where, "hardware file")
     return spec_from_mapping(_parse(text.removeprefix("\ufeff"), suffix, where), where,
-                             resolve_base=get_hardware)[0]
+                             resolve_base=get_hardware, defaults=USER_DEFAULTS)[0]
 
 
 def resolve_hardware(ref: str) -> HardwareSpec:
@@ -165,6 +200,6 @@ def resolve_hardware(ref: str) -> HardwareSpec:
         raise InferSimError(f"{exc} (or a .toml/.json/.yaml hardware file)") from None
 
 
-__all__ = ["FAMILIES", "family_calibration", "RAW_PRESETS", "MEASURED_MAX", "FAMILY_PRESETS", "BASE_GPU_SPECS", "GENERIC_SIP", "DEFAULT_HW",
+__all__ = ["FAMILIES", "PART_PRESET", "USER_DEFAULTS", "family_calibration", "RAW_PRESETS", "MEASURED_MAX", "FAMILY_PRESETS", "BASE_GPU_SPECS", "GENERIC_SIP", "DEFAULT_HW",
            "HW_PRESETS", "get_hardware", "is_hardware_file", "read_hardware_file", "spec_from_text",
            "resolve_hardware"]

@@ -53,6 +53,25 @@ PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
        published_active_params=37e9),
     _P("Qwen3-235B-A22B", "qwen3-235b-a22b.json", 235e9, "Qwen3 technical report (2025): 235B",
        published_active_params=22e9),
+    # full HF config.json copies; where each file comes from: presets/models/SOURCES.md
+    _P("Llama 3.3 70B", "llama-3.3-70b.json", 70.55e9, "meta-llama/Llama-3.3-70B-Instruct: the Llama 3.1 70B "
+       "architecture (70,553,706,496 parameters, HF safetensors)"),
+    _P("Qwen2.5-7B-Instruct", "qwen2.5-7b-instruct.json", 7.61e9, "Qwen2.5-7B model card: 7.61B (6.53B non-embedding)"),
+    _P("Qwen3-32B", "qwen3-32b.json", 32.8e9, "Qwen3-32B model card: 32.8B"),
+    _P("Qwen3-30B-A3B", "qwen3-30b-a3b.json", 30.5e9, "Qwen3-30B-A3B model card: 30.5B total, 3.3B activated",
+       published_active_params=3.3e9),
+    _P("gpt-oss-120b", "gpt-oss-120b.json", 117e9, "openai/gpt-oss-120b model card: 117B parameters, 5.1B active "
+       "(active excludes the input embedding; MXFP4 experts)"),
+    _P("gpt-oss-20b", "gpt-oss-20b.json", 21e9, "openai/gpt-oss-20b model card: 21B parameters, 3.6B active "
+       "(active excludes the input embedding; MXFP4 experts)"),
+    _P("Llama 4 Scout 17B-16E", "llama-4-scout-17b-16e.json", 109e9 - 871_932_416,
+       "HF blog 'Welcome Llama 4 Maverick & Scout': ~109B total, 17B active; less the 871,932,416-parameter "
+       "vision encoder infersim does not model", published_active_params=17e9),
+    _P("Llama 4 Maverick 17B-128E", "llama-4-maverick-17b-128e.json", 400e9 - 871_932_416,
+       "HF blog 'Welcome Llama 4 Maverick & Scout': ~400B total (transformers docs: 402B), 17B active; less the "
+       "871,932,416-parameter vision encoder", published_active_params=17e9),
+    _P("DeepSeek-R1", "deepseek-r1.json", 671e9, "DeepSeek-R1 model card: the DeepSeek-V3 architecture, 671B total "
+       "(MTP module excluded), 37B activated; fp8 checkpoint", published_active_params=37e9),
 ]}
 
 DEFAULT_MODEL = "Llama 3.1 70B"

@@ -61,6 +61,13 @@ WEIGHT_MEMORY_TABLE = {"fp8": "memory_eff_fp8", "int8": "memory_eff_fp8", "int4"
                        "fp4": "memory_eff_fp4", "mxfp4": "memory_eff_fp4"}
 EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8", "compute_eff_fp4",
               "memory_eff_int4", "memory_eff_fp4", "attn_compute_eff", "attn_memory_eff")
+#: GPU families a hardware file may name (``family``): the architecture whose engines and kernels a
+#: part shares, so a file naming one gets the efficiency defaults of that family's reference preset
+#: (:mod:`infersim.presets.hardware_presets`); "" = none (the generic curves).
+FAMILIES = ("hopper", "ampere", "ada", "blackwell", "cdna3", "cdna4")
+#: Tensor formats that accumulate in integers (int32, full rate on every part); the floating-point
+#: ones (16-bit, fp8, fp4) accumulate in fp32 in every engine and run at ``fp32_acc_rate``.
+INTEGER_DTYPES = ("int8", "int4")
 #: Largest topology accepted (an NVL72 rack is 72 PEs, a TPU v5p pod 8,960): nothing downstream
 #: enumerates a million-PE space for hours.
 MAX_PES = 1_048_576
@@ -102,7 +109,9 @@ class HardwareSpec:
     alpha_intersip_ns: float = 5000.0
     fp8_speedup: float = 2.0          # fp8 tensor rate / fp16 rate (1.0 = no fp8 units)
     int8_speedup: float = 2.0
-    fp4_speedup: float = 1.0          # fp4 tensor rate / fp16 rate (1.0 = no fp4 units; B200 4.0)
+    fp4_speedup: float = 1.0          # fp4 (NVFP4 / MXFP4) tensor rate / fp16 rate (1.0 = no fp4 units; B200 4.0)
+    int4_speedup: float = 1.0         # int4 tensor rate / fp16 rate (1.0 = none; Ampere/Ada 4.0)
+    fp32_acc_rate: float = 1.0        # float tensor rate with fp32 accumulate / with fp16 (GeForce 0.5)
     link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives
     kernel_latency_ns: float = 2000.0  # minimum device time of one kernel (ramp-up, drain)
     compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF        # 16-bit GEMMs
@@ -115,6 +124,8 @@ class HardwareSpec:
     attn_compute_eff: tuple[tuple[float, float], ...] = ()  # attention kernels (flash); () = compute_eff
     attn_memory_eff: tuple[tuple[float, float], ...] = ()   # decode attention over the KV cache; () = memory_eff
     ridge_overlap: float = 1.0        # share of an op's shorter phase (compute or memory) hidden under the longer
+    unified_mem_gb: float = 0.0       # host memory each PE addresses coherently (GH200 Grace: 480 GB); 0 = none
+    bw_unified_gbs: float = 0.0       # its bandwidth per PE per direction (NVLink-C2C 450 GB/s)
     tdp_w: float = 0.0                # board power the clocks are specified at (0 = unknown)
     power_cap_w: float = 0.0          # a power limit below it (0 = none): compute clocks drop, HBM does not
     family: str = ""                  # calibration family ("hopper", "ampere", ...) or "" (none)
@@ -125,7 +136,8 @@ class HardwareSpec:
                 f"hardware name must be a non-empty string, got {short_repr(self.name)}")
         require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
-                          "fp8_speedup", "int8_speedup", "fp4_speedup", "link_eff"):
+                          "fp8_speedup", "int8_speedup", "fp4_speedup", "int4_speedup", "fp32_acc_rate",
+                          "link_eff"):
             value = getattr(self, f)
             require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
@@ -135,6 +147,13 @@ class HardwareSpec:
                     f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
         require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
         require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
+        require(self.fp32_acc_rate <= 1, "fp32_acc_rate must be in (0, 1] (the fp32-accumulate rate as a fraction "
+                                         f"of the fp16-accumulate peak: 0.5 on GeForce parts), got {self.fp32_acc_rate}")
+        for f in ("unified_mem_gb", "bw_unified_gbs"):
+            v = getattr(self, f)
+            require(_is_finite_real(v) and 0 <= v <= 1e7, f"{f} must be a number in [0, 1e7], got {short_repr(v)}")
+        require(self.unified_mem_gb == 0 or self.bw_unified_gbs > 0,
+                "unified_mem_gb needs bw_unified_gbs: say how fast the PE reaches that memory")
         require(_is_finite_real(self.ridge_overlap) and 0 <= self.ridge_overlap <= 1,
                 f"ridge_overlap must be a fraction in [0, 1], got {short_repr(self.ridge_overlap)}")
         for f in ("tdp_w", "power_cap_w"):
@@ -142,7 +161,8 @@ class HardwareSpec:
             require(_is_finite_real(v) and 0 <= v <= 1e5, f"{f} must be watts in [0, 100000], got {short_repr(v)}")
         require(self.power_cap_w == 0 or self.tdp_w > 0,
                 "power_cap_w needs tdp_w: the cap lowers the clocks relative to the board power they are rated at")
-        require(isinstance(self.family, str), f"family must be a string, got {short_repr(self.family)}")
+        require(isinstance(self.family, str) and self.family in ("",) + FAMILIES,
+                f"unknown family {short_repr(self.family)}; valid: {', '.join(FAMILIES)} (or \"\" for none)")
         for tname in EFF_TABLES:
             _check_eff_table(tname, getattr(self, tname))
 
@@ -187,9 +207,9 @@ class HardwareSpec:
         Attention kernels use ``attn_compute_eff`` when the part states it."""
         if attn and self.attn_compute_eff:
             return "attn_compute_eff"
-        if dtype == "fp4" and self.tensor_rate(dtype) > 1.0:
+        if dtype in ("fp4", "mxfp4", "int4") and self.speedup(dtype) > 1.0:
             return next(t for t in ("compute_eff_fp4", "compute_eff_fp8", "compute_eff") if getattr(self, t))
-        if dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.tensor_rate(dtype) > 1.0:
+        if dtype in ("fp8", "int8") and self.compute_eff_fp8 and self.speedup(dtype) > 1.0:
             return "compute_eff_fp8"
         return "compute_eff"
 
@@ -212,10 +232,21 @@ class HardwareSpec:
         from :meth:`compute_table`."""
         return _interp_log(flops, getattr(self, self.compute_table(dtype, attn)))
 
-    def tensor_rate(self, dtype: str) -> float:
-        """Tensor throughput of a GEMM in ``dtype`` relative to the fp16/bf16 peak."""
+    def speedup(self, dtype: str) -> float:
+        """The ``dtype`` tensor units' rate relative to the 16-bit ones at the same accumulate
+        (``fp8_speedup``, ...; NVFP4 and MXFP4 share ``fp4_speedup``: every part with either runs
+        both at one rate; fp32 activations run TF32 at half the 16-bit rate)."""
         return {"fp8": self.fp8_speedup, "int8": self.int8_speedup, "fp4": self.fp4_speedup,
-                "fp32": 0.5}.get(dtype, 1.0)
+                "mxfp4": self.fp4_speedup, "int4": self.int4_speedup, "fp32": 0.5}.get(dtype, 1.0)
+
+    def tensor_rate(self, dtype: str) -> float:
+        """Tensor throughput of a GEMM in ``dtype`` relative to ``peak_tflops_f16``:
+        ``speedup(dtype) · fp32_acc_rate`` for floating-point formats (engines accumulate bf16,
+        fp8 and fp4 GEMMs and attention in fp32, which GeForce parts run at half the
+        fp16-accumulate rate their datasheet headlines: RTX 4090 330 → 165 TFLOPS, Ada
+        whitepaper), ``speedup(dtype)`` for integer ones (int32 accumulate at full rate)."""
+        rate = self.speedup(dtype)
+        return rate if dtype in INTEGER_DTYPES else rate * self.fp32_acc_rate
 
     def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16", attn: bool = False) -> np.ndarray:
         """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE), from
