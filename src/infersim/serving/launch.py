@@ -13,9 +13,9 @@ infersim               vLLM                       SGLang                        
 tp, pp                 --tensor/pipeline-         --tp-size, --pp-size          --tp_size, --pp_size
                        parallel-size
 dp (replicas)          --data-parallel-size       --dp-size                     one server per replica (no flag)
-ep (MoE)               --enable-expert-parallel   --ep-size (+ DP attention:    --ep_size
-                       (EP = TP·DP in vLLM)       --enable-dp-attention,
-                                                  --tp-size = tp·dp)
+ep (MoE)               --enable-expert-parallel   --ep-size (+ DP attention:    --ep_size (+ attention DP:
+                       (EP = TP·DP in vLLM)       --enable-dp-attention,        enable_attention_dp in the
+                                                  --tp-size = tp·dp)            YAML, --tp_size = tp·dp)
 cp (decode)            --decode-context-          not mapped (a note)           not mapped (a note)
                        parallel-size
 sequences per replica  --max-num-seqs             --max-running-requests (·dp)  --max_batch_size

@@ -34,7 +34,6 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from infersim import cost
 from infersim.errors import choice, require
 from infersim.presets.runtime_presets import get_runtime
 from infersim.serving import speculative
