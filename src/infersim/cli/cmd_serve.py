@@ -16,11 +16,13 @@ from infersim.cli.common import (
     positive_int,
     write_csv,
 )
+from infersim.errors import require
 from infersim.serving.answer import answer_lines
 
 
 def add_parser(sub) -> None:
     from infersim.serving import BATCHING, DEFAULT_CHUNK_TOKENS
+    from infersim.serving.launch import EMIT_CHOICES
     from infersim.serving.sla import DEFAULT_BATCH_CAP, OBJECTIVES
 
     p = sub.add_parser("serve", help="best deployment for requests under a TTFT/TPOT SLA")
@@ -38,29 +40,68 @@ def add_parser(sub) -> None:
                    help="prompt tokens per step under continuous batching")
     p.add_argument("--batch-cap", type=positive_int(), default=DEFAULT_BATCH_CAP, help="most sequences in flight")
     p.add_argument("--no-disagg", action="store_true", help="skip the disaggregated prefill/decode search")
+    p.add_argument("--speculative", metavar="METHOD[:K[:ALPHA]]", default=None,
+                   help="speculative decoding: mtp | eagle | draft, k drafted tokens (a number or 'auto', "
+                        "default 3) and acceptance rate alpha (default: the method's published one), "
+                        "e.g. mtp:1:0.85, eagle:auto")
+    p.add_argument("--draft-model", default=None, help="draft model preset for --speculative draft:...")
+    p.add_argument("--emit", "--engine", dest="emit", default=None, choices=EMIT_CHOICES,
+                   help="print the launch command of the answer for this engine")
+    p.add_argument("--model-id", default=None, help="HF repository or path in the launch command "
+                                                    "(default: the preset's repository)")
+    p.add_argument("--draft-id", default=None, help="drafter checkpoint (EAGLE head, draft model) "
+                                                    "in the launch command")
     p.add_argument("--csv", type=output_file, help="write the Pareto frontier to this CSV file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
 
+def parse_speculation(text: str | None, draft_model: str | None):
+    """``METHOD[:K[:ALPHA]]`` → a Speculation (K a number or ``auto``); None without ``text``."""
+    from infersim.presets.model_presets import get_model
+    from infersim.specs.speculation import Speculation
+
+    if text is None:
+        require(draft_model is None, "--draft-model needs --speculative draft[:K[:ALPHA]]")
+        return None
+    parts = text.split(":")
+    require(1 <= len(parts) <= 3 and parts[0], f"--speculative takes METHOD[:K[:ALPHA]], got {text!r}")
+    k: int | None = 3
+    if len(parts) > 1:
+        require(parts[1] == "auto" or parts[1].isdigit(), f"--speculative K must be a number or 'auto', got {parts[1]!r}")
+        k = None if parts[1] == "auto" else int(parts[1])
+    alpha = finite_float(parts[2]) if len(parts) > 2 else None
+    draft = get_model(draft_model) if draft_model else None
+    return Speculation(parts[0], k, alpha, draft)
+
+
 def run(args) -> int:
     from infersim.serving import Request
+    from infersim.serving.launch import answer_commands
     from infersim.serving.sla import sla_search
 
     model, hw = load_model(args), load_hardware(args)
+    spec = parse_speculation(args.speculative, args.draft_model)
     request = Request(isl=args.isl, osl=args.osl, prefix_hit=args.prefix_hit)
     r = sla_search(model, hw, request, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms,
                    objective=args.objective, runtime=args.runtime, batching=args.batching,
                    chunk_tokens=args.chunk_tokens, batch_cap=args.batch_cap,
-                   disaggregated=not args.no_disagg)
+                   disaggregated=not args.no_disagg, speculation=spec)
+    launch = answer_commands(args.emit, r, model, runtime=args.runtime, chunk_tokens=args.chunk_tokens,
+                             model_id=args.model_id, draft_id=args.draft_id) if args.emit else None
     if args.csv:
         write_csv(args.csv, [{**p.par.to_dict(), **{k: v for k, v in p.to_dict().items() if k != "par"}}
                              for p in r.pareto])
     if args.json:
-        emit_json({"answer": answer_lines(r), **r.to_dict()})
+        emit_json({"answer": answer_lines(r), **({"launch": {args.emit: launch}} if launch else {}),
+                   **r.to_dict()})
         return 0
     for i, line in enumerate(answer_lines(r)):
         console.print(f"[bold]{line}[/]" if i == 0 else line)
+    if launch:
+        console.print(f"\n[bold]Launch ({args.emit}):[/]")
+        for line in launch:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
     t = Table(title=f"Throughput vs interactivity: Pareto frontier ({len(r.pareto)} points of "
                     f"{r.n_evaluated:,} evaluated, {r.n_meeting:,} meet the SLA)")
     for col in ("parallelism", "PEs", "batch", "tok/s/user", "tok/s/PE", "tok/s", "TTFT ms", "TPOT ms", "SLA"):

@@ -69,7 +69,7 @@ class Geometry:
     kv_ctx: float             # tokens a layer caches, averaged over layers (windows capped)
     kv_read_ctx: float        # tokens a layer's attention reads per query pass, layer average
     pairs: np.ndarray         # (query, key) pairs per sequence per head per micro-batch per layer
-    head_tok: np.ndarray      # LM-head rows per micro-batch (last token of each sequence)
+    head_tok: np.ndarray      # LM-head rows per micro-batch (last token of each sequence; verify: all T)
     tok: np.ndarray           # tokens per micro-batch per replica
     tok_pe: np.ndarray        # tokens through dense ops per PE (prefill: split over CP)
     tok_ffn: np.ndarray       # tokens through the FFN per PE
@@ -129,7 +129,10 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
         kvb=DTYPE_BYTES[model.kv_dtype], cb=DTYPE_BYTES[model.comm_dtype],
         tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, kv_mode=kv_mode, ffn_tpcp=ffn_tpcp, ring=ring,
         m=m, b_all=b_all, b=b, chunks=chunks, T=T, ctx=float(wl.s_kv), kv_ctx=kv_ctx,
-        kv_read_ctx=kv_ctx if prefill else pairs, pairs=pairs / chunks, head_tok=b / chunks, tok=tok, tok_pe=tok_pe,
+        # decode reads the KV once per query pass (pairs / T keys: exactly ``pairs`` at T = 1); a
+        # verify step (T = k+1 > 1) takes logits of every query token, plain decode of the last
+        kv_read_ctx=kv_ctx if prefill else pairs / float(wl.new_tokens), pairs=pairs / chunks,
+        head_tok=b / chunks * (1.0 if prefill else float(wl.new_tokens)), tok=tok, tok_pe=tok_pe,
         tok_ffn=np.where(ffn_tpcp & prefill, tok, tok_pe),
         is_kv_ring=(ring == 0) & (cp > 1),
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,

@@ -5,6 +5,8 @@ is the total the model card states (tests hold the computed count within 1 % of 
 """
 from __future__ import annotations
 
+import json
+import re
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
@@ -86,4 +88,15 @@ def get_model(name: str) -> ModelSpec:
             f"unknown model preset {name!r}; valid: {', '.join(PRESETS)}") from None
 
 
-__all__ = ["ModelPreset", "PRESETS", "DEFAULT_MODEL", "get_model"]
+def hf_repo(name: str) -> str | None:
+    """The HuggingFace repository id of preset ``name`` (its config's ``_name_or_path`` when that
+    is an ``owner/name`` id), or None (not a preset, or a paper-only model such as GPT-3)."""
+    preset = PRESETS.get(name)
+    if preset is None:
+        return None
+    path = resources.files("infersim") / "presets" / "models" / preset.file
+    repo = json.loads(path.read_text(encoding="utf-8")).get("_name_or_path", "")
+    return repo if re.fullmatch(r"[\w.-]+/[\w.-]+", repo) else None
+
+
+__all__ = ["ModelPreset", "PRESETS", "DEFAULT_MODEL", "get_model", "hf_repo"]

@@ -2,7 +2,8 @@
 
 The model of one deployment (TTFT, TPOT, tokens/s under static or continuous batching) is in
 :mod:`.model`; the search over every (parallelism, batch) for an SLA, the throughput-vs-interactivity
-frontier and disaggregated prefill/decode are in :mod:`.sla`; the answer in words in :mod:`.answer`.
+frontier and disaggregated prefill/decode are in :mod:`.sla`; the answer in words in :mod:`.answer`;
+speculative decoding in :mod:`.speculative`; the engines' launch commands in :mod:`.launch`.
 This module gathers them for users (docs/serving.md).
 
 May import: :mod:`infersim.search`, :mod:`infersim.simulate` and every layer below them; never the
@@ -18,6 +19,8 @@ from infersim.serving.model import (
     serve,
 )
 from infersim.serving.sla import ServingPoint, SLAResult, best_disaggregated, sla_search
+from infersim.specs.speculation import Speculation
 
 __all__ = ["Request", "serve", "ServeResult", "ServingMetrics", "evaluate_serving", "sla_search",
-           "SLAResult", "ServingPoint", "best_disaggregated", "BATCHING", "DEFAULT_CHUNK_TOKENS"]
+           "SLAResult", "ServingPoint", "best_disaggregated", "BATCHING", "DEFAULT_CHUNK_TOKENS",
+           "Speculation"]

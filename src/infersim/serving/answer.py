@@ -23,7 +23,9 @@ def answer_lines(r) -> list[str]:
     q, b, d = r.request, r.best, r.disaggregated
     sla = ", ".join(s for s in (f"TTFT ≤ {r.ttft_limit_ms:g} ms" if r.ttft_limit_ms else "",
                                 f"TPOT ≤ {r.tpot_limit_ms:g} ms" if r.tpot_limit_ms else "") if s) or "no SLA"
-    head = f"{r.model} on {r.hardware}, {q.isl} in / {q.osl} out, {sla}: "
+    spec = getattr(r, "speculation", None)
+    spec_s = f", speculative decoding {spec.describe()}" if spec else ""
+    head = f"{r.model} on {r.hardware}, {q.isl} in / {q.osl} out{spec_s}, {sla}: "
     if b is None and d is None:
         lines = [head + "nothing meets the SLA"]
         if r.nearest_miss:

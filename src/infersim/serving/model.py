@@ -30,18 +30,19 @@ Tokens/s per user = 1 / TPOT (the stream each user sees); per PE = tok/s / PEs u
 """
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from infersim import cost
 from infersim.errors import choice, require
 from infersim.presets.runtime_presets import get_runtime
+from infersim.serving import speculative
+from infersim.serving.steps import prepared_terms  # noqa: F401  (re-exported for sla and users)
+from infersim.serving.steps import step as _step
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
-from infersim.specs.parallel import FIELDS, Parallelism, ParArrays
+from infersim.specs.parallel import Parallelism, ParArrays
+from infersim.specs.speculation import Speculation
 from infersim.specs.workload import Workload
 
 BATCHING = ("continuous", "static")
@@ -84,38 +85,6 @@ class Request:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-#: Prepared terms of recent (model, hardware less its knobs, rows, workload): the knob-free
-#: stage of the cost model, shared by hardware candidates that differ only in knobs (an SLA
-#: co-design sweep searches the same rows on every candidate).
-_TERMS: OrderedDict = OrderedDict()
-_TERMS_MAX_ROWS = 400_000       # rows kept over all entries (~0.5 KB of terms per row)
-_TERMS_ROWS = [0]               # rows held now (kept as a count: summing per insert is quadratic)
-
-
-def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> cost.Terms:
-    """``cost.prepare`` memoised on (model, hardware less its knobs, rows, workload)."""
-    digest = hashlib.blake2b(digest_size=16)
-    for f in FIELDS + ("batch",):
-        col = getattr(rows, f)
-        digest.update(np.ascontiguousarray(col).tobytes() if col is not None else b"-")
-    key = (model, hw.without_knobs(), wl, digest.digest())
-    if key in _TERMS:
-        _TERMS.move_to_end(key)
-        return _TERMS[key]
-    terms = _TERMS[key] = cost.prepare(model, hw, rows, wl)
-    _TERMS_ROWS[0] += len(terms)
-    while len(_TERMS) > 1 and _TERMS_ROWS[0] > _TERMS_MAX_ROWS:
-        _TERMS_ROWS[0] -= len(_TERMS.popitem(last=False)[1])
-    return terms
-
-
-def _step(model, hw, rows: ParArrays, wl: Workload, runtime) -> tuple[dict, cost.Terms]:
-    """One step of every row on ``hw`` (its knobs passed explicitly: the terms may have been
-    prepared for a candidate with other knobs)."""
-    terms = prepared_terms(model, hw, rows, wl)
-    return cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False), terms
-
-
 def chunk_workload(request: Request, chunk_tokens: int) -> Workload:
     """A chunk of the prompt, attending on average to half of the tokens before it."""
     chunk = int(min(chunk_tokens, request.new_tokens))
@@ -126,22 +95,27 @@ def chunk_workload(request: Request, chunk_tokens: int) -> Workload:
 WEIGHTS_ONLY = Workload("decode", s_kv=1)
 
 
-def continuous_times(t_dec, t_chunk, t_w, request: Request, per_replica, chunk_tokens: int):
+def continuous_times(t_dec, t_chunk, t_w, request: Request, per_replica, chunk_tokens: int,
+                     tokens_per_step: float = 1.0):
     """(TTFT, TPOT) of in-flight batching with chunked prefill from three step times (see the
     module docstring): ``t_dec`` the decode step of the batch at the mean context, ``t_chunk`` a
     prompt chunk of one sequence per replica, ``t_w`` a weights-only decode step of one
-    sequence per replica; ``per_replica`` sequences in flight per replica."""
-    return continuous_times_of(t_dec, t_chunk, t_w, request.new_tokens, request.osl, per_replica, chunk_tokens)
+    sequence per replica; ``per_replica`` sequences in flight per replica. With speculative
+    decoding ``t_dec`` is the speculative step and each step gains ``tokens_per_step`` = E
+    tokens per sequence, so requests finish (and prompts arrive) E times as often per step:
+    TPOT = (t_dec + d·E·r) / E."""
+    return continuous_times_of(t_dec, t_chunk, t_w, request.new_tokens, request.osl, per_replica, chunk_tokens,
+                               tokens_per_step)
 
 
-def continuous_times_of(t_dec, t_chunk, t_w, new, osl, per_replica, chunk_tokens: int):
+def continuous_times_of(t_dec, t_chunk, t_w, new, osl, per_replica, chunk_tokens: int, tokens_per_step=1.0):
     """:func:`continuous_times` for ``new`` prompt tokens to prefill and ``osl`` output tokens
     per request, each a scalar or an array over rows."""
     chunk = np.minimum(float(chunk_tokens), new)
     r = np.maximum(t_chunk - t_w, 0.0) / chunk                     # ns per extra prompt token
-    demand = per_replica * new / osl                               # prompt tokens per step
+    demand = per_replica * new * tokens_per_step / osl             # prompt tokens per step
     budget = np.maximum(float(chunk_tokens), demand)
-    tpot = t_dec + demand * r
+    tpot = (t_dec + demand * r) / tokens_per_step
     ttft = np.ceil(new / budget) * (t_dec + np.minimum(budget, new) * r)
     return ttft, tpot
 
@@ -151,43 +125,76 @@ def one_per_replica(rows: ParArrays) -> ParArrays:
     return replace(rows.with_batch(rows.dp), microbatches=np.ones(len(rows), dtype=np.int64))
 
 
-def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_replica):
+def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_replica,
+                spec: Speculation | None = None, e: float = 1.0):
     one = one_per_replica(rows)
-    t_chunk = _step(model, hw, one, chunk_workload(request, chunk_tokens), runtime)[0]["total_ns"]
+    chunk_wl = chunk_workload(request, chunk_tokens)
+    t_chunk = _step(model, hw, one, chunk_wl, runtime)[0]["total_ns"]
     t_w = _step(model, hw, one, WEIGHTS_ONLY, runtime)[0]["total_ns"]
-    return continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens)
+    if spec is not None and spec.k:     # the drafter prefills every prompt too
+        t_chunk = t_chunk + speculative.draft_ns(model, hw, one, chunk_wl, spec, runtime)
+        t_w = t_w + speculative.draft_ns(model, hw, one, WEIGHTS_ONLY, spec, runtime)
+    return continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens, e)
+
+
+def _speculation(spec) -> Speculation | None:
+    require(spec is None or isinstance(spec, Speculation),
+            f"speculation must be a Speculation or None, got {spec!r}")
+    require(spec is None or spec.k is not None,
+            "speculation k='auto' is for sla_search, which chooses it; serve() needs a k")
+    return spec
+
+
+def _memory(model, hw, rows, request, rt, full, spec):
+    """(memory per PE, fits) with the drafter's weights and KV cache added when speculating."""
+    if spec is None:
+        return full.mem_bytes, full.fits(hw.pe_hbm_gb, rt)
+    extra = speculative.draft_memory(model, hw, rows, request.decode_full(), spec)
+    p = full.mem_parts
+    w, kv = p["weights"] + extra["weights"], p["kv_cache"] + extra["kv_cache"]
+    need = rt.required_bytes(w, kv, p["workspace"])
+    ok = (need <= hw.pe_hbm_gb * 1e9) & speculative.draft_fits(model, spec, rows)
+    return w + kv + p["workspace"], ok
 
 
 def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, batches,
                      request: Request, runtime=None, batching: str = "continuous",
-                     chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -> dict[str, np.ndarray]:
+                     chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                     speculation: Speculation | None = None) -> dict[str, np.ndarray]:
     """TTFT, TPOT, E2E (ns), tokens/s (total, per PE, per user), memory and fit for every
     (config, batch) row: ``configs`` and ``batches`` are aligned arrays (one evaluation each
-    of the decode, memory and prefill steps over all rows)."""
+    of the decode, memory and prefill steps over all rows). ``speculation``: speculative
+    decoding (:mod:`infersim.serving.speculative`); ``decode_ns`` is then the time per output
+    token of the speculative step, t_step / E."""
     choice("batching", batching, BATCHING)
     require(isinstance(chunk_tokens, (int, np.integer)) and chunk_tokens >= 1,
             f"chunk_tokens must be an integer >= 1, got {chunk_tokens!r}")
+    spec = _speculation(speculation)
     rt = get_runtime(runtime)
     rows = configs.with_batch(batches)
     batch = rows.batch.astype(float)
     per_replica = np.ceil(batch / rows.dp)
-    dec, _ = _step(model, hw, rows, request.decode_mean(), rt)
-    t_dec = dec["total_ns"]
+    if spec is None:
+        t_dec, e = _step(model, hw, rows, request.decode_mean(), rt)[0]["total_ns"], 1.0
+    else:
+        t_dec, e = speculative.step_ns(model, hw, rows, request.decode_mean(), spec, rt)
     _, full = _step(model, hw, rows, request.decode_full(), rt)
     if batching == "static":
         ttft = _step(model, hw, rows, request.prefill(), rt)[0]["total_ns"]
-        tpot = t_dec
+        if spec is not None and spec.k:
+            ttft = ttft + speculative.draft_ns(model, hw, rows, request.prefill(), spec, rt)
+        tpot = t_dec / e
         e2e = ttft + (request.osl - 1) * tpot
         tok_s = batch * request.osl / (e2e * 1e-9)
     else:
-        ttft, tpot = _continuous(model, hw, rows, request, rt, chunk_tokens, t_dec, per_replica)
+        ttft, tpot = _continuous(model, hw, rows, request, rt, chunk_tokens, t_dec, per_replica, spec, e)
         e2e = ttft + (request.osl - 1) * tpot
         tok_s = batch / (tpot * 1e-9)
     pes = rows.pes.astype(float)
-    return {"ttft_ns": ttft, "tpot_ns": tpot, "e2e_ns": e2e, "tok_s": tok_s, "decode_ns": t_dec,
+    mem, fits = _memory(model, hw, rows, request, rt, full, spec)
+    return {"ttft_ns": ttft, "tpot_ns": tpot, "e2e_ns": e2e, "tok_s": tok_s, "decode_ns": t_dec / e,
             "tok_s_per_pe": tok_s / pes, "tok_s_per_user": 1e9 / tpot, "pes": pes,
-            "batch": batch, "mem_per_pe_bytes": full.mem_bytes,
-            "fits": full.fits(hw.pe_hbm_gb, rt)}
+            "batch": batch, "mem_per_pe_bytes": mem, "fits": fits}
 
 
 @dataclass(frozen=True)
@@ -231,7 +238,7 @@ class ServingMetrics:
     def record(self) -> dict:
         """A flat table row: the parallelism fields, then the metrics (units in the names)."""
         out = {**self.par.to_dict()}
-        out.update({k: v for k, v in self.to_dict().items() if k not in ("par", "request")})
+        out.update({k: v for k, v in self.to_dict().items() if k not in ("par", "request", "speculation")})
         return out
 
     def to_pandas(self):
@@ -248,19 +255,27 @@ class ServeResult(ServingMetrics):
     runtime: str = ""
     batching: str = ""
     request: Request | None = None
+    speculation: Speculation | None = None
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["speculation"] = self.speculation.to_dict() if self.speculation else None
+        return out
 
 
 def serve(model: ModelSpec, hw: HardwareSpec, par: Parallelism, request: Request, batch: int = 1,
           runtime=None, batching: str = "continuous",
-          chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -> ServeResult:
+          chunk_tokens: int = DEFAULT_CHUNK_TOKENS, speculation: Speculation | None = None) -> ServeResult:
     """TTFT, TPOT, end-to-end latency and throughput of ``par`` serving ``request`` with
-    ``batch`` sequences in flight (over all DP replicas); see the module docstring."""
+    ``batch`` sequences in flight (over all DP replicas); see the module docstring.
+    ``speculation``: speculative decoding (``Speculation(method, k, alpha)``, docs/serving.md)."""
     require(isinstance(batch, (int, np.integer)) and not isinstance(batch, bool) and 1 <= batch <= 1 << 20,
             f"batch must be an integer in 1..{1 << 20}, got {batch!r}")
     rt = get_runtime(runtime)
     wl = Workload("decode", s_kv=request.isl + request.osl, batch=int(batch))
     par.validate(model, hw, wl)
     configs = ParArrays.from_configs([par], wl).with_batch(batch)
-    res = evaluate_serving(model, hw, configs, configs.batch, request, rt, batching, chunk_tokens)
+    res = evaluate_serving(model, hw, configs, configs.batch, request, rt, batching, chunk_tokens,
+                           speculation)
     return ServeResult(**ServingMetrics.row(configs, res, 0), model=model.name, hardware=hw.name,
-                       runtime=rt.name, batching=batching, request=request)
+                       runtime=rt.name, batching=batching, request=request, speculation=speculation)

@@ -42,6 +42,7 @@ from infersim.serving.model import (
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import FIELDS, Parallelism, ParArrays, concat, field_code
+from infersim.specs.speculation import AUTO_KS, Speculation
 from infersim.specs.workload import Workload
 
 OBJECTIVES = ("tok_s_per_pe", "tok_s", "tok_s_per_user")
@@ -175,6 +176,7 @@ class SLAResult:
     n_meeting: int
     elapsed_s: float
     limit: str = ""                      # what stops the best config from a larger batch
+    speculation: Speculation | None = None   # the drafter of every row (k chosen when it was auto)
 
     def comparison(self) -> str:
         """One sentence: which deployment wins on tokens/s per PE, and by how much."""
@@ -222,7 +224,8 @@ class SLAResult:
                 "disaggregated": self.disaggregated.to_dict() if self.disaggregated else None,
                 "pareto": [p.to_dict() for p in self.pareto],
                 "n_evaluated": self.n_evaluated, "n_meeting": self.n_meeting,
-                "elapsed_s": self.elapsed_s}
+                "elapsed_s": self.elapsed_s,
+                "speculation": self.speculation.to_dict() if self.speculation else None}
 
 
 def limit_ms(name: str, v) -> float | None:
@@ -333,13 +336,19 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
                tpot_ms: float | None = None, objective: str = "tok_s_per_pe", runtime=None,
                batching: str = "continuous", chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                batch_cap: int = DEFAULT_BATCH_CAP, disaggregated: bool = True,
-               single_replica: bool = False) -> SLAResult:
+               single_replica: bool = False, speculation: Speculation | None = None) -> SLAResult:
     """The best (parallelism, batch) serving ``request`` within the TTFT/TPOT limits (ms) by
     ``objective``, the Pareto frontier of tokens/s per user vs per PE, and the best
     disaggregated prefill/decode deployment (see the module docstring). ``single_replica``
     searches dp = 1 deployments only (the co-design sweep's unit) and, with the tok_s_per_pe
     objective, refines only the batches that can change the best (the frontier is then the
-    grid's)."""
+    grid's). ``speculation``: serve with speculative decoding; with ``k=None`` every k of
+    ``AUTO_KS`` (0 = none) is searched and the best answer by ``objective`` is returned."""
+    if speculation is not None and speculation.k is None:
+        return _best_k(model, hw, request, speculation, ttft_ms=ttft_ms, tpot_ms=tpot_ms,
+                       objective=objective, runtime=runtime, batching=batching,
+                       chunk_tokens=chunk_tokens, batch_cap=batch_cap, disaggregated=disaggregated,
+                       single_replica=single_replica)
     choice("objective", objective, OBJECTIVES)
     ttft_ms, tpot_ms = limit_ms("ttft_ms", ttft_ms), limit_ms("tpot_ms", tpot_ms)
     require(isinstance(batch_cap, (int, np.integer)) and 1 <= batch_cap <= 1 << 20,
@@ -351,7 +360,7 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
         raise NoDeployment(f"no parallelism of {model.name} holds one {request.isl}+{request.osl}-token "
                             f"sequence on {hw.name}")
     evaluate = lambda r: evaluate_serving(model, hw, r, r.batch, request, rt, batching,  # noqa: E731
-                                          chunk_tokens)
+                                          chunk_tokens, speculation)
     res = evaluate(rows)
     extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms,
                     best_only=single_replica and objective == "tok_s_per_pe")
@@ -359,11 +368,32 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
         rows, more = concat([rows, extra]), evaluate(extra)
         res = {k: np.concatenate([res[k], more[k]]) for k in res}
     return _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
-                   disaggregated, t0)
+                   disaggregated, t0, speculation)
+
+
+def _score(r: SLAResult, objective: str) -> float:
+    """The objective of an answer (the better of aggregated and disaggregated on tokens/s per PE;
+    -inf when nothing meets the SLA)."""
+    vals = [getattr(r.best, objective)] if r.best else []
+    if r.disaggregated and objective == "tok_s_per_pe":
+        vals.append(r.disaggregated.tok_s_per_pe)
+    return max(vals) if vals else -math.inf
+
+
+def _best_k(model, hw, request, spec: Speculation, **kw) -> SLAResult:
+    """The SLA search for every k of ``AUTO_KS``; the answer with the best objective (the first,
+    smallest k on ties), its ``speculation`` the chosen k (None: plain decode won)."""
+    t0 = time.perf_counter()
+    best = None
+    for k in AUTO_KS:
+        r = sla_search(model, hw, request, speculation=spec.with_k(k) if k else None, **kw)
+        if best is None or _score(r, kw["objective"]) > _score(best, kw["objective"]):
+            best = r
+    return replace(best, elapsed_s=time.perf_counter() - t0)
 
 
 def _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
-            disaggregated, t0) -> SLAResult:
+            disaggregated, t0, speculation=None) -> SLAResult:
     """The best meeting row (or the nearest miss), the Pareto frontier and the split."""
     fits, meets = res["fits"], _meets(res, ttft_ms, tpot_ms)
     best = miss = None
@@ -378,14 +408,15 @@ def _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batc
         miss = _points(rows, res, meets, [cand[np.argmin(viol)]])[0]
     fit_idx = np.flatnonzero(fits)
     front = fit_idx[pareto_front(-res["tok_s_per_user"][fit_idx], -res["tok_s_per_pe"][fit_idx])]
-    dis = best_disaggregated(model, hw, request, ttft_ms, tpot_ms, rt, rows=rows, decode=res) \
-        if disaggregated else None
+    dis = best_disaggregated(model, hw, request, ttft_ms, tpot_ms, rt, rows=rows, decode=res,
+                             speculation=speculation) if disaggregated else None
     return SLAResult(model=model.name, hardware=hw.name, runtime=rt.name, batching=batching,
                      request=request, ttft_limit_ms=ttft_ms, tpot_limit_ms=tpot_ms, objective=objective,
                      best=best, nearest_miss=miss, pareto=_points(rows, res, meets, front),
                      disaggregated=dis, n_evaluated=len(rows), n_meeting=int(meets.sum()),
                      elapsed_s=time.perf_counter() - t0,
-                     limit=_limit_of(rows, res, best, ttft_ms, tpot_ms) if best else "")
+                     limit=_limit_of(rows, res, best, ttft_ms, tpot_ms) if best else "",
+                     speculation=speculation)
 
 
 def _limit_of(rows: ParArrays, res: dict, best: ServingPoint, ttft_ms, tpot_ms) -> str:
@@ -467,12 +498,15 @@ def _best_pair(hw, request, kv_bytes, pre, dec, ttft_ms, top: int):
 
 def best_disaggregated(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms=None,
                        tpot_ms=None, runtime=None, rows: ParArrays | None = None,
-                       decode: dict | None = None, top: int = 12) -> DisaggResult | None:
-    """The disaggregated deployment with the most tokens/s per PE meeting the SLA, or None."""
+                       decode: dict | None = None, top: int = 12,
+                       speculation: Speculation | None = None) -> DisaggResult | None:
+    """The disaggregated deployment with the most tokens/s per PE meeting the SLA, or None
+    (``speculation``: the decode instances speculate; their TPOT is t_step / E)."""
     rt = get_runtime(runtime)
     if rows is None:
         rows = serving_rows(model, hw, request, DEFAULT_BATCH_CAP, rt)[0]
-        decode = evaluate_serving(model, hw, rows, rows.batch, request, rt, "static")
+        decode = evaluate_serving(model, hw, rows, rows.batch, request, rt, "static",
+                                  speculation=speculation)
     ok = decode["fits"] & (decode["decode_ns"] <= (tpot_ms or np.inf) * 1e6)
     p_rows, p_lat, p_period = _prefill_candidates(model, hw, request, rt)
     if not ok.any() or not len(p_rows):

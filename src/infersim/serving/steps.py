@@ -1,0 +1,46 @@
+"""One step of many (config, batch) rows through the cost model, with the knob-free stage memoised:
+the serving model, the speculative-decoding drafter and the SLA search all price their steps here."""
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+
+from infersim import cost
+from infersim.specs.hardware import HardwareSpec
+from infersim.specs.parallel import FIELDS, ParArrays
+from infersim.specs.workload import Workload
+
+#: Prepared terms of recent (model, hardware less its knobs, rows, workload): the knob-free
+#: stage of the cost model, shared by hardware candidates that differ only in knobs (an SLA
+#: co-design sweep searches the same rows on every candidate).
+_TERMS: OrderedDict = OrderedDict()
+_TERMS_MAX_ROWS = 400_000       # rows kept over all entries (~0.5 KB of terms per row)
+_TERMS_ROWS = [0]               # rows held now (kept as a count: summing per insert is quadratic)
+
+
+def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> cost.Terms:
+    """``cost.prepare`` memoised on (model, hardware less its knobs, rows, workload)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for f in FIELDS + ("batch",):
+        col = getattr(rows, f)
+        digest.update(np.ascontiguousarray(col).tobytes() if col is not None else b"-")
+    key = (model, hw.without_knobs(), wl, digest.digest())
+    if key in _TERMS:
+        _TERMS.move_to_end(key)
+        return _TERMS[key]
+    terms = _TERMS[key] = cost.prepare(model, hw, rows, wl)
+    _TERMS_ROWS[0] += len(terms)
+    while len(_TERMS) > 1 and _TERMS_ROWS[0] > _TERMS_MAX_ROWS:
+        _TERMS_ROWS[0] -= len(_TERMS.popitem(last=False)[1])
+    return terms
+
+
+def step(model, hw, rows: ParArrays, wl: Workload, runtime) -> tuple[dict, cost.Terms]:
+    """One step of every row on ``hw`` (its knobs passed explicitly: the terms may have been
+    prepared for a candidate with other knobs)."""
+    terms = prepared_terms(model, hw, rows, wl)
+    return cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False), terms
+
+
