@@ -13,8 +13,9 @@ Each engine step the scheduler (``policy``):
   is prefilled in one step and decodes until its last request finishes.
 
 KV admission (``admission``): ``prompt`` (vLLM, paged): a request is admitted while its chunk's
-blocks fit; every running sequence holds its tokens plus at most ``block_size − 1`` of a partly
-filled block; when the cache cannot hold one more token per running sequence, the most recently
+blocks fit with 1 % of the cache to spare (vLLM's watermark) and no request was preempted in the
+same step (vLLM V1 schedules no waiting request after a preemption); every running sequence holds
+its tokens plus at most ``block_size − 1`` of a partly filled block; when the cache cannot hold one more token per running sequence, the most recently
 admitted request is preempted (recompute: it re-queues at the head and later prefills its prompt
 and the tokens generated so far). ``reserve`` (TensorRT-LLM's GUARANTEED_NO_EVICT): a request is
 admitted only when its whole isl + osl fits, rounded up to blocks; never preempted.
@@ -36,6 +37,7 @@ from infersim.errors import choice, require
 POLICIES = ("decode-first", "prefill-first", "static")
 ADMISSIONS = ("prompt", "reserve")
 WAITING, PREFILL, DECODE, DONE = 0, 1, 2, 3
+WATERMARK = 0.01    # share of the KV cache kept free when admitting (vLLM's block-manager watermark)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,10 @@ class ReplicaSim:
         self.reserved = [-(-(i + o) // bs) * bs for i, o in zip(self.isl, self.osl)]
         self.frag = bs - 1
         self.reserve = sched.admission == "reserve" or sched.policy == "static"
+        self.preempted_now = False
+        self.stall = 0.0
         self.cap = table.kv_capacity_tokens
+        self.watermark = int(WATERMARK * self.cap)
         self.state, self.ver, self.gen = [WAITING] * n, [0] * n, [0] * n
         self.t_sched, self.t_first, self.t_done = [math.nan] * n, [math.nan] * n, [math.nan] * n
         self.t_last, self.npre = [0.0] * n, [0] * n
@@ -218,17 +223,17 @@ class ReplicaSim:
             segs.append((rid, n))
             left, room = left - n, room - n
         waiting = self.waiting
-        while waiting and left > 0 and self.running() < sc.max_num_seqs:
+        while waiting and left > 0 and self.running() < sc.max_num_seqs and not self.preempted_now:
             rid = waiting[0]
+            n = min(self.isl[rid] + self.gen[rid] - self.cached[rid], left)
             if prompt_mode:
-                if room < self.frag + 1:
+                if room - self.frag - n < (self.watermark if self.running() else 0):
                     break
                 room -= self.frag
             elif self.kv_res + self.reserved[rid] > self.cap:
                 break
             waiting.popleft()
             self._admit(rid)
-            n = min(self.pf_left[rid], left, room)
             segs.append((rid, n))
             left, room = left - n, room - n
         return segs
@@ -245,6 +250,8 @@ class ReplicaSim:
         if b:
             self.itl_v.append(dt)
             self.itl_w.append(b)
+        elif self.b:
+            self.stall += dt              # prefill-first: the decoders wait for this step
         for rid, n in segs:
             self.pf_done[rid] += n
             self.pf_left[rid] -= n
@@ -277,14 +284,20 @@ class ReplicaSim:
         self._advance(dt, k, b * k)
         self.itl_v.append(dt / k)
         self.itl_w.append(b * k)
+        if self.stall:                    # the first token after prompt-only steps came late
+            self.itl_v[-1], self.itl_w[-1] = dt / k, b * (k - 1)
+            self.itl_v.append(dt / k + self.stall)
+            self.itl_w.append(b)
+            self.stall = 0.0
         self._pop_finished()
 
     def _step(self) -> bool:
         """One event; False when every request is done."""
         self._arrivals()
+        self.preempted_now = False
         if not self.reserve:
             while self.b and self.used() + self.b > self.cap:      # one token per decoder must fit
-                self._preempt(self.b)
+                self.preempted_now = self._preempt(self.b)
         segs = self._plan()
         if segs:
             self._prefill_step(segs)
