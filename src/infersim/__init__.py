@@ -40,7 +40,9 @@ from infersim.search.autosuggest import autosuggest  # noqa: E402
 #: Loaded on first use (PEP 562), so that ``import infersim`` stays as quick as the simulator needs.
 _LAZY = {"joint_explore": "infersim.codesign.auto_hardware", "Request": "infersim.serving",
          "serve": "infersim.serving", "sla_search": "infersim.serving",
-         "model_from_hf_config": "infersim.loaders.hf_model"}
+         "model_from_hf_config": "infersim.loaders.hf_model", "Traffic": "infersim.serving",
+         "simulate_traffic": "infersim.serving", "capacity_search": "infersim.serving",
+         "max_rate": "infersim.serving"}
 
 
 def __getattr__(name: str):
@@ -59,4 +61,4 @@ def __dir__():
 
 __all__ = ["ModelSpec", "HardwareSpec", "Parallelism", "Workload", "Runtime", "RUNTIMES", "simulate",
            "SimResult", "auto_explore", "autosuggest", "joint_explore", "Request", "serve", "sla_search",
-           "model_from_hf_config", "InferSimError", "InferSimWarning", "__version__"]
+           "Traffic", "simulate_traffic", "capacity_search", "max_rate", "model_from_hf_config", "InferSimError", "InferSimWarning", "__version__"]

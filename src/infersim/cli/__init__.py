@@ -1,4 +1,4 @@
-"""Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,validate,ui,rerun}``
+"""Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,capacity,validate,ui,rerun}``
 (``--json`` on each). One module per command (``cmd_*.py``), shared pieces in ``common.py``.
 A front end: it may import anything of infersim except :mod:`infersim.ui` (a sibling); nothing
 imports it but ``python -m infersim``.
@@ -21,6 +21,7 @@ import sys
 import warnings
 
 from infersim.cli import (
+    cmd_capacity,
     cmd_codesign,
     cmd_explore,
     cmd_presets,
@@ -34,8 +35,8 @@ from infersim.cli.common import ArgumentParser, console, fmt_gb, fmt_ns, one_lin
 from infersim.codesign.grid import parse_grid  # noqa: F401  (public helper)
 from infersim.errors import InferSimError, InferSimWarning
 
-COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_serve, cmd_validate, cmd_ui,
-                   cmd_rerun)
+COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_serve, cmd_capacity, cmd_validate,
+                   cmd_ui, cmd_rerun)
 
 
 def build_parser() -> argparse.ArgumentParser:

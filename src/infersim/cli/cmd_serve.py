@@ -1,4 +1,6 @@
-"""``infersim serve``: the best deployment for a request shape under a TTFT/TPOT SLA."""
+"""``infersim serve``: the best deployment for a request shape under a TTFT/TPOT SLA; with ``--rate``
+(or ``--arrival``) the traffic simulation of one deployment instead: percentile TTFT/TPOT/E2E,
+throughput and goodput at that rate."""
 from __future__ import annotations
 
 from rich.table import Table
@@ -16,8 +18,9 @@ from infersim.cli.common import (
     positive_int,
     write_csv,
 )
+from infersim.cli.cmd_capacity import add_traffic_args, load_scheduler, load_traffic
 from infersim.errors import require
-from infersim.serving.answer import answer_lines
+from infersim.serving.answer import answer_lines, traffic_lines
 
 
 def add_parser(sub) -> None:
@@ -51,7 +54,11 @@ def add_parser(sub) -> None:
                                                     "(default: the preset's repository)")
     p.add_argument("--draft-id", default=None, help="drafter checkpoint (EAGLE head, draft model) "
                                                     "in the launch command")
-    p.add_argument("--csv", type=output_file, help="write the Pareto frontier to this CSV file")
+    p.add_argument("--csv", type=output_file, help="write the Pareto frontier (with --rate: the requests) to this CSV")
+    add_traffic_args(p)
+    for k in ("tp", "pp", "dp", "cp", "ep"):
+        p.add_argument(f"--{k}", type=positive_int(1024), default=None,
+                       help="with --rate: the deployment (default: the SLA search's best)" if k == "tp" else None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
@@ -81,6 +88,8 @@ def run(args) -> int:
     from infersim.serving.sla import sla_search
 
     model, hw = load_model(args), load_hardware(args)
+    if args.rate is not None or args.arrival is not None:
+        return run_traffic(args, model, hw)
     spec = parse_speculation(args.speculative, args.draft_model)
     request = Request(isl=args.isl, osl=args.osl, prefix_hit=args.prefix_hit)
     r = sla_search(model, hw, request, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms,
@@ -113,4 +122,50 @@ def run(args) -> int:
     console.print(t)
     console.print(f"searched {r.n_evaluated:,} (parallelism, batch) pairs in {r.elapsed_s * 1e3:.0f} ms "
                   f"({r.batching} batching, {r.runtime} runtime)")
+    return 0
+
+
+def _deployment(args, model, hw, request):
+    """--tp/--pp/--cp/--ep/--dp, or the SLA search's best aggregated deployment."""
+    from infersim.specs.parallel import Parallelism
+    from infersim.serving.sla import sla_search
+
+    degrees = {k: getattr(args, k) for k in ("tp", "pp", "dp", "cp", "ep") if getattr(args, k) is not None}
+    if degrees:
+        return Parallelism(**degrees), ""
+    r = sla_search(model, hw, request, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms, runtime=args.runtime,
+                   disaggregated=False)
+    pick = r.best or r.nearest_miss
+    return pick.par, f"deployment: {pick.par.describe()}, the SLA search's best (choose with --tp/--pp/--cp/--dp)"
+
+
+def run_traffic(args, model, hw) -> int:
+    from infersim.serving import Request
+    from infersim.serving.capacity import mean_request, saturation_rps
+    from infersim.serving.load import simulate_traffic
+    from infersim.specs.parallel import ParArrays
+    from infersim.specs.workload import Workload
+
+    traffic = load_traffic(args, 2000)
+    sched = load_scheduler(args)
+    req = mean_request(traffic) if traffic.arrival == "trace" else Request(args.isl, args.osl, args.prefix_hit)
+    par, note = _deployment(args, model, hw, req)
+    r = simulate_traffic(model, hw, par, traffic, runtime=args.runtime, scheduler=sched)
+    cfg = ParArrays.from_configs([par], Workload("decode", s_kv=req.isl + req.osl, batch=par.dp))
+    sat = float(saturation_rps(model, hw, cfg, req, sched, args.runtime)[0][0])
+    lines = traffic_lines(r, sat, args.ttft_ms, args.tpot_ms, args.percentile) + ([note] if note else [])
+    if args.csv:
+        df = r.to_pandas("requests")
+        write_csv(args.csv, df.to_dict("records"))
+    if args.json:
+        emit_json({"answer": lines, **r.to_dict(), "saturation_rps": sat})
+        return 0
+    for i, line in enumerate(lines):
+        console.print(f"[bold]{line}[/]" if i == 0 else line)
+    t = Table(title="Latency under traffic (ms)")
+    for col in ("metric", "mean", "p50", "p90", "p99"):
+        t.add_column(col, justify="left" if col == "metric" else "right")
+    for m, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2e", "E2E"), ("queue", "queueing")):
+        t.add_row(label, *(f"{v:,.1f}" for v in (r.mean_ms(m), *(r.percentile_ms(m, q) for q in (50, 90, 99)))))
+    console.print(t)
     return 0

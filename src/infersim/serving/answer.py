@@ -43,3 +43,25 @@ def answer_lines(r) -> list[str]:
     if d is not None:
         lines.append(f"{r.comparison()}: disaggregated {_disaggregated(d)}")
     return lines
+
+
+def traffic_lines(r, saturation_rps: float | None = None, ttft_ms=None, tpot_ms=None, q: float = 99) -> list[str]:
+    """The answer for a :class:`~infersim.serving.load.TrafficResult`: the deployment, the rate and
+    the percentile latencies first, then what saturates it, goodput and preemptions."""
+    par, tr = r.par, r.traffic
+    reps = f" x {par.dp} replicas" if par.dp > 1 else ""
+    unit = par.describe().replace(f" DP{par.dp}", "") if par.dp > 1 else par.describe()
+    rate = f"{tr.rate_rps:g} req/s ({tr.arrival})" if tr.rate_rps else (
+        f"{tr.concurrency} concurrent clients" if tr.arrival == "concurrency" else "the trace's rate")
+    head = (f"{r.model} on {r.hardware}, {unit}{reps} ({par.pes} PEs) at {rate}: "
+            f"p{q:g} TTFT {r.percentile_ms('ttft', q):,.0f} ms, p{q:g} TPOT {r.percentile_ms('tpot', q):.1f} ms, "
+            f"p{q:g} E2E {r.percentile_ms('e2e', q) / 1e3:,.1f} s")
+    second = f"throughput {r.throughput_rps:,.2f} req/s ({r.tok_s:,.0f} output tok/s)"
+    if saturation_rps:
+        second += f"; saturates at {saturation_rps:,.1f} req/s (steady-state bound)"
+    if ttft_ms is not None or tpot_ms is not None:
+        share = r.meets(ttft_ms, tpot_ms).mean() * 100
+        second += f"; goodput {r.goodput_rps(ttft_ms, tpot_ms):,.2f} req/s ({share:.0f}% of requests meet the SLO)"
+    third = (f"{r.n:,} requests, mean queueing {r.mean_ms('queue'):,.0f} ms, {int(r.preemptions.sum()):,} "
+             f"preemptions (KV cache {r.kv_capacity_tokens:,} tokens per replica); simulated in {r.elapsed_s:.2f} s")
+    return [head, second, third]
