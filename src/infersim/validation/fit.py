@@ -72,7 +72,7 @@ def _rt(profiles: tuple[str, ...], field: str, lo: float, hi: float, name: str |
 
 GRAPH_PROFILES = ("cuda-graphs", "vllm", "sglang", "trtllm")
 ALL_PROFILES = tuple(BASE_RUNTIMES)
-FAMILIES = ("hopper", "ampere", "cdna3", "blackwell")
+FAMILIES = ("hopper", "ampere", "ada", "cdna3", "blackwell")
 
 
 def _family_params(fam: str) -> tuple[Param, ...]:
