@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from rich.table import Table
+from rich.text import Text
 
 from infersim.cli.codesign_sla import run_sla
 from infersim.cli.common import (
@@ -132,7 +133,8 @@ def run(args) -> int:
         emit_json(_summary(args, model, base, res, ans))
         return 0
     first, second = answer_lines(ans)
-    console.print(first.replace("Answer:", "[bold]Answer:[/]", 1), highlight=False, soft_wrap=True)
+    console.print(Text.assemble(("Answer:", "bold"), first.removeprefix("Answer:")), highlight=False,
+                  soft_wrap=True)
     console.print(second, highlight=False, soft_wrap=True)
     console.print(f"Co-design {model.name}, {args.mode} s_kv={args.s_kv} batch={args.batch}, depth "
                   f"{args.depth}, objective {obj.name}: {res.n_hardware:,} hardware x {res.n_parallel:,} "

@@ -69,7 +69,7 @@ def run(args) -> int:
                                    "fewest_pes": sug.fewest_pes.to_dict(),
                                    "fewest_pes_reason": sug.fewest_pes_reason}})
         return 0
-    console.print(f"[bold]{answer[0]}[/]")
+    console.print(answer[0], style="bold")
     for line in answer[1:]:
         console.print(line)
     t = Table(title=f"{model.name} on {hw.name}: {wl.mode} s_kv={wl.s_kv} batch={wl.batch} "

@@ -60,7 +60,7 @@ def run(args) -> int:
         emit_json({"answer": answer_lines(r), **r.to_dict()})
         return 0
     for i, line in enumerate(answer_lines(r)):
-        console.print(f"[bold]{line}[/]" if i == 0 else line)
+        console.print(line, style="bold" if i == 0 else None)
     t = Table(title=f"Throughput vs interactivity: Pareto frontier ({len(r.pareto)} points of "
                     f"{r.n_evaluated:,} evaluated, {r.n_meeting:,} meet the SLA)")
     for col in ("parallelism", "PEs", "batch", "tok/s/user", "tok/s/PE", "tok/s", "TTFT ms", "TPOT ms", "SLA"):

@@ -4,6 +4,7 @@ objective, what limits it, the next knob; then the ranked candidates and the sen
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from infersim.cli.common import console, emit_json, progress_bar
 from infersim.codesign.answer import SHORT, fmt_usd
@@ -32,7 +33,8 @@ def run_sla(args, model, base, grid) -> int:
                    "sensitivity": [vars(s) for s in res.sensitivity]})
         return 0
     first, second = sla_answer_lines(res.answer())
-    console.print(first.replace("Answer:", "[bold]Answer:[/]", 1), highlight=False, soft_wrap=True)
+    console.print(Text.assemble(("Answer:", "bold"), first.removeprefix("Answer:")), highlight=False,
+                  soft_wrap=True)
     console.print(second, highlight=False, soft_wrap=True)
     console.print(f"SLA co-design {model.name}, {args.isl}+{args.osl} tokens, TTFT <= {args.ttft_ms or '-'} ms, "
                   f"TPOT <= {args.tpot_ms or '-'} ms, objective {objective}: {res.n_meeting} of "

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from infersim.errors import InferSimError, require, short_repr, warn
+from infersim.errors import InferSimError, printable, require, short_repr, warn
 from infersim.loaders.hf_model import model_from_hf_config
 from infersim.presets.hardware_presets import DEFAULT_HW, resolve_hardware
 from infersim.presets.model_presets import DEFAULT_MODEL, get_model
@@ -20,8 +20,10 @@ from infersim.specs.hardware import MAX_PES, HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.workload import MAX_TOKENS, MODES, Workload
 
-# wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there)
-console = Console(width=None if sys.stdout.isatty() else 150)
+# wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there);
+# no markup: names from files and exports are printed as they are ("[/]" in a name is text, not a
+# tag that crashes the run), styles are passed as ``style=``
+console = Console(width=None if sys.stdout.isatty() else 150, markup=False)
 # ----- formatting helpers ---------------------------------------------------------------------
 #: One formatter for times everywhere (CLI, UI, exports): three significant digits, s/ms/µs.
 fmt_ns = fmt_time
@@ -35,8 +37,9 @@ def emit_json(obj) -> None:
 
 # ----- argument parsing: one-line errors, typed values -------------------------------------------
 def one_line(message: object) -> str:
-    """``message`` as a single line (the CLI promises exactly one ``error:``/``warning:`` line)."""
-    return " ".join(str(message).splitlines()).strip()
+    """``message`` as a single line of printable characters (the CLI promises exactly one
+    ``error:``/``warning:`` line, and a user string in it must not repaint the terminal)."""
+    return " ".join(printable(str(message)).split())
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -37,7 +37,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from infersim.errors import InferSimError, positive, require, short_repr
+from infersim.errors import _CONTROL, InferSimError, check_name, positive, require, short_repr
 
 #: The six co-design knobs (docs/physics.md, section 1).
 KNOBS: tuple[str, ...] = (
@@ -121,9 +121,11 @@ class HardwareSpec:
     source: str = ""
 
     def __post_init__(self) -> None:
-        require(isinstance(self.name, str) and bool(self.name),
-                f"hardware name must be a non-empty string, got {short_repr(self.name)}")
-        require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
+        check_name("hardware", self.name)
+        for f in ("source", "family"):
+            v = getattr(self, f)
+            require(isinstance(v, str) and not _CONTROL.search(v) and len(v) <= 10_000,
+                    f"{f} must be a string of printable characters, got {short_repr(v)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
                           "fp8_speedup", "int8_speedup", "fp4_speedup", "link_eff"):
             value = getattr(self, f)
@@ -267,7 +269,8 @@ def check_keys(d: Any, where: str, extra: tuple[str, ...] = ()) -> None:
         if key not in valid:
             near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
             hint = f"did you mean '{near[0]}'? " if near else ""
-            raise InferSimError(f"{where}: unknown hardware field '{key}'; {hint}valid: {', '.join(valid)}")
+            raise InferSimError(f"{where}: unknown hardware field {short_repr(key)}; {hint}valid: "
+                                f"{', '.join(valid)}")
 
 
 def table_from(name: str, value: Any) -> tuple[tuple[float, float], ...]:
@@ -277,7 +280,7 @@ def table_from(name: str, value: Any) -> tuple[tuple[float, float], ...]:
         and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in p)
         for p in value)
     if not ok:
-        raise InferSimError(f"{name} must be a list of [size, efficiency] number pairs, got {value!r}"[:200])
+        raise InferSimError(f"{name} must be a list of [size, efficiency] number pairs, got {short_repr(value)}")
     return tuple((float(x), float(e)) for x, e in value)
 
 
