@@ -60,7 +60,6 @@ def test_base_preset_with_overrides(tmp_path):
 
 BAD_FILES = [
     ("typo.toml", 'name = "x"\nsource = "s"\npe_hbm_gbs = 80\n', "unknown hardware field 'pe_hbm_gbs'; did you mean 'pe_hbm_gb'?"),
-    ("nosource.toml", 'base = "H100-SXM x8"\nname = "x"\n', "missing 'source'"),
     ("missing.json", '{"name": "x", "source": "s", "pe_hbm_gb": 80}', "missing hardware field 'bw_hbm_gbs'"),
     ("nan.json", '{"base": "H100-SXM x8", "source": "s", "bw_hbm_gbs": NaN}', "bw_hbm_gbs must be a finite number"),
     ("string.yaml", 'base: H100-SXM x8\nsource: s\npe_hbm_gb: "80"\n', "pe_hbm_gb must be a finite number"),

@@ -64,6 +64,12 @@ EFF_TABLES = ("compute_eff", "compute_eff_fp8", "memory_eff", "memory_eff_fp8", 
 #: Largest topology accepted (an NVL72 rack is 72 PEs, a TPU v5p pod 8,960): nothing downstream
 #: enumerates a million-PE space for hours.
 MAX_PES = 1_048_576
+#: Sane ranges of the numeric fields (by name prefix; the six knobs under "knob"): wide enough
+#: for any hypothetical part (a petabyte of HBM, 10^12 GB/s), narrow enough that no product of
+#: them overflows to inf or underflows to 0 (``peak_tflops_f16=1e-300`` gave NaN sensitivities).
+KNOB_RANGE = (1e-3, 1e12)
+_RANGE = {"knob": KNOB_RANGE, "alpha": (0.0, 1e12), "kerne": (0.0, 1e12),
+          "fp8_s": (1e-3, 1e3), "int8_": (1e-3, 1e3), "fp4_s": (1e-3, 1e3), "link_": (1e-3, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,10 @@ class HardwareSpec:
             value = getattr(self, f)
             require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
+            lo, hi = _RANGE.get(f[:5], _RANGE["knob"])
+            require(value == 0 or lo <= value <= hi,
+                    f"{f} must be in {lo:g}..{hi:g}, got {short_repr(value)} (outside any real or "
+                    "hypothetical part: products with it overflow or underflow)")
         for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
             value = getattr(self, f)
             require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_PES,
