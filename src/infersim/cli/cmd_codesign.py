@@ -21,6 +21,7 @@ from infersim.cli.common import (
     load_hardware,
     load_model,
     output_file,
+    parquet_file,
     int_in,
     positive_int,
     progress_bar,
@@ -59,7 +60,7 @@ def add_parser(sub) -> None:
                    help=f"raise the candidate cap (default 250,000; SLA: {MAX_SLA_CANDIDATES:,}), at most "
                         f"{MAX_CANDIDATES_LIMIT:,} (SLA: {MAX_SLA_CANDIDATES_LIMIT:,})")
     p.add_argument("--csv", type=output_file, help="write the kept (hardware, parallelism) pairs to this CSV file")
-    p.add_argument("--out", type=output_file,
+    p.add_argument("--out", type=parquet_file,
                    help="write the kept pairs (with --tpot-ms/--ttft-ms: the candidates) as Parquet")
     g = p.add_argument_group("co-design at a serving SLA (any limit switches the sweep to it)")
     g.add_argument("--ttft-ms", type=finite_float, help="time-to-first-token limit (ms)")

@@ -15,6 +15,7 @@ from infersim.cli.common import (
     load_model,
     load_workload,
     output_file,
+    parquet_file,
     positive_int,
     progress_bar,
     write_csv,
@@ -35,7 +36,7 @@ def add_parser(sub) -> None:
                         "rank like throughput_per_pe)")
     p.add_argument("--csv", type=output_file,
                    help="write every fitting config, ranked, to this CSV file")
-    p.add_argument("--out", type=output_file, help="write every fitting config, ranked, as Parquet")
+    p.add_argument("--out", type=parquet_file, help="write every fitting config, ranked, as Parquet")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 

@@ -23,7 +23,15 @@ from infersim.specs.workload import MAX_TOKENS, MODES, Workload
 # wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there);
 # no markup: names from files and exports are printed as they are ("[/]" in a name is text, not a
 # tag that crashes the run), styles are passed as ``style=``
-console = Console(width=None if sys.stdout.isatty() else 150, markup=False)
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich's own handler exits with status 1 (``infersim presets | head`` "failed"); raise
+        instead, so that the CLI's BrokenPipeError handler ends the run with status 0."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
+console = _Console(width=None if sys.stdout.isatty() else 150, markup=False)
 # ----- formatting helpers ---------------------------------------------------------------------
 #: One formatter for times everywhere (CLI, UI, exports): three significant digits, s/ms/µs.
 fmt_ns = fmt_time
@@ -94,7 +102,18 @@ def output_file(text: str) -> str:
     parent = os.path.dirname(os.path.abspath(text))
     if not os.path.isdir(parent):
         raise argparse.ArgumentTypeError(f"directory {short_repr(parent)} does not exist")
+    if os.path.exists(text):     # say so: a user's earlier results are replaced
+        warn(f"{short_repr(text)} exists and will be overwritten")
     return text
+
+
+def parquet_file(text: str) -> str:
+    """argparse ``type=``: an :func:`output_file` named ``.parquet`` (or ``.pq``): ``--out
+    rows.csv`` would write Parquet bytes into a file every CSV reader then chokes on."""
+    if not text.lower().endswith((".parquet", ".pq")):
+        raise argparse.ArgumentTypeError(f"{short_repr(text)}: --out writes Parquet; name the file "
+                                         ".parquet (or write CSV with --csv)")
+    return output_file(text)
 
 
 # ----- shared arguments -----------------------------------------------------------------------

@@ -67,4 +67,16 @@ def get_model(name: str) -> ModelSpec:
             f"unknown model preset {name!r}; valid: {', '.join(PRESETS)}") from None
 
 
-__all__ = ["ModelPreset", "PRESETS", "DEFAULT_MODEL", "get_model"]
+def as_model(model) -> ModelSpec:
+    """A ModelSpec from a spec, a preset entry (``PRESETS[name]``) or a preset name: the API's
+    functions take what users pass; anything else is a one-line error."""
+    if isinstance(model, ModelSpec):
+        return model
+    if isinstance(model, str):
+        return get_model(model)
+    if isinstance(getattr(model, "model", None), ModelSpec):
+        return model.model
+    raise InferSimError(f"model must be a ModelSpec or a model preset name, got {type(model).__name__}")
+
+
+__all__ = ["ModelPreset", "PRESETS", "DEFAULT_MODEL", "get_model", "as_model"]

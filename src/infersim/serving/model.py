@@ -37,12 +37,12 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from infersim import cost
-from infersim.errors import choice, require
+from infersim.errors import choice, require, short_repr
 from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import FIELDS, Parallelism, ParArrays
-from infersim.specs.workload import Workload
+from infersim.specs.workload import MAX_TOKENS, Workload
 
 BATCHING = ("continuous", "static")
 DEFAULT_CHUNK_TOKENS = 8192
@@ -161,7 +161,15 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
     require(isinstance(chunk_tokens, (int, np.integer)) and chunk_tokens >= 1,
             f"chunk_tokens must be an integer >= 1, got {chunk_tokens!r}")
     rt = get_runtime(runtime)
-    rows = configs.with_batch(batches)
+    try:
+        b = np.asarray(batches)
+    except (TypeError, ValueError):
+        b = np.asarray([], dtype=object)
+    require(b.dtype.kind in "iu" and b.ndim <= 1 and (b.ndim == 0 or len(b) in (1, len(configs)))
+            and bool(np.all(b >= 1)) and bool(np.all(b <= MAX_TOKENS)),
+            f"batches must be integers in 1..{MAX_TOKENS} (one per config, or one for all), got "
+            f"{short_repr(batches)}")
+    rows = configs.with_batch(b)
     batch = rows.batch.astype(float)
     per_replica = np.ceil(batch / rows.dp)
     dec, _ = _step(model, hw, rows, request.decode_mean(), rt)
