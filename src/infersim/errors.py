@@ -46,6 +46,9 @@ def positive(name: str, value, *, allow_zero: bool = False) -> None:
 
 #: C0 and C1 control characters and DEL: a name with ESC in it would repaint the user's terminal.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Whole terminal escape sequences (CSI ``ESC [ ... letter``, OSC ``ESC ] ... BEL``): removed,
+#: not just their ESC, so that no "[31m" debris is left in the name.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
 #: Longest user-supplied name kept (a name is printed in every answer line).
 MAX_NAME_CHARS = 200
 
@@ -53,7 +56,7 @@ MAX_NAME_CHARS = 200
 def printable(text: str) -> str:
     """``text`` with control characters (ESC sequences, BEL, newlines, ...) replaced by spaces:
     user strings (names from hardware files, exports, configs) reach the terminal safely."""
-    return _CONTROL.sub(" ", text)
+    return _CONTROL.sub(" ", _ESCAPES.sub("", text))
 
 
 def check_name(kind: str, value) -> None:
