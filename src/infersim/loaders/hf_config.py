@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from infersim.errors import short_repr, InferSimError, warn
+from infersim.errors import InferSimError, short_repr, warn
 from infersim.loaders import hf_read as rd
 from infersim.loaders.hf_families import UNGATED_UNKNOWN, Family, family_of
 from infersim.loaders.hf_quant import quant_dtypes

@@ -11,7 +11,7 @@ import math
 import os
 from typing import Any, Mapping
 
-from infersim.errors import short_repr, InferSimError
+from infersim.errors import InferSimError, short_repr
 from infersim.loaders.files import decode_capped, read_text_capped
 
 #: Largest config file read (published configs are 0.5-10 KB; Kimi-K2.5's full dump is 9.5 KB).

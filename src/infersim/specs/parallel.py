@@ -51,7 +51,7 @@ from typing import Sequence
 
 import numpy as np
 
-from infersim.errors import short_repr, InferSimError, choice, require
+from infersim.errors import InferSimError, choice, require, short_repr
 
 KV_SHARD_MODES = ("head", "seq", "hybrid")
 FFN_SHARD_SCOPES = ("TP", "TP+CP")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Generic, Iterator, TypeVar
 
-from infersim.errors import short_repr, InferSimError
+from infersim.errors import InferSimError, short_repr
 
 T = TypeVar("T")
 
