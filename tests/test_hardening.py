@@ -107,6 +107,8 @@ CLI_ERRORS = [
     ("non-divisible TP", ["simulate", "--model", "Llama 3.1 8B", "--s-kv", "4096", "--tp", "3"],
      "tp (3) must divide n_heads (32)"),
     ("negative context", ["simulate", "--s-kv", "-5"], "--s-kv: expected an integer"),
+    ("empty model name", ["simulate", "--model", "", "--s-kv", "4096"], "unknown model preset ''"),
+    ("nodes 1_000", ["simulate", "--nodes", "1_000", "--s-kv", "4096"], "--nodes: expected an integer"),
 ]
 
 

@@ -160,8 +160,8 @@ def test_cli_nodes_scales_a_preset(capsys):
     assert json.loads(capsys.readouterr().out)["pes_used"] == 32
 
 
-@pytest.mark.parametrize("value, needle", [("0", "--nodes must be an integer in 1.."),
-                                           ("two", "invalid int value")])
+@pytest.mark.parametrize("value, needle", [("0", "argument --nodes: expected an integer in 1.."),
+                                           ("two", "argument --nodes: expected an integer in 1..")])
 def test_cli_bad_nodes_exit_2(value, needle):
     p = run_cli("simulate", "--hw", "H100-SXM x8", "--nodes", value)
     assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr

@@ -138,7 +138,7 @@ def add_hw_args(p: argparse.ArgumentParser, help: str = "hardware") -> None:
     p.add_argument("--hw", default=DEFAULT_HW,
                    help=f"{help}: a preset name (default {DEFAULT_HW!r}) or a JSON/TOML/YAML hardware "
                         "file (docs/hardware.md)")
-    p.add_argument("--nodes", type=int, default=None,
+    p.add_argument("--nodes", type=int_in(1, MAX_PES), default=None,
                    help="scale the hardware to N nodes / SiPs (n_sips = N), e.g. four H100 nodes")
 
 
@@ -159,7 +159,7 @@ def load_model(args) -> ModelSpec:
             warn(f"--config {args.config} is used; --model {args.model!r} is ignored")
         model = model_from_hf_config(args.config)
     else:
-        model = get_model(args.model or DEFAULT_MODEL)
+        model = get_model(DEFAULT_MODEL if args.model is None else args.model)   # '' is an error, not the default
     if (args.weight_dtype, args.kv_dtype, args.act_dtype) != (None, None, None):
         model = model.with_dtypes(args.weight_dtype, args.act_dtype, args.kv_dtype)
     return model
