@@ -40,7 +40,7 @@ def test_enumeration_counts_and_cost_score():
     ("deep", None, "valid choices: two_stage, balanced, coarse, custom"),
     ("custom", None, "needs a grid"),
     ("custom", {"bw_hbm_gbs": []}, "empty value list"),
-    ("custom", {"bw_hbm_gbs": [-1.0]}, "positive numbers"),
+    ("custom", {"bw_hbm_gbs": [-1.0]}, "values must be numbers in 0.001..1e"),
     ("custom", {"flux": [1.0]}, "unknown knobs"),
 ])
 def test_impossible_sweeps_rejected(depth, custom, needle):

@@ -197,7 +197,7 @@ def test_system_size_knobs_rebuild_the_space_per_topology(llama8b):
         per_pe = hardware_economics(hw, GENERIC_SIP)
         assert s.system_cost_usd == pytest.approx(s.pes * per_pe["capex_usd"], rel=1e-12)
     assert r.best.tokens_per_s == max(s.tokens_per_s for s in r.all_scores)
-    with pytest.raises(InferSimError, match="n_sips values must be integers >= 1, got 2.5"):
+    with pytest.raises(InferSimError, match="n_sips values must be integers in 1..1,048,576, got 2.5"):
         enumerate_hardware("custom", {"n_sips": [2.5]})
 
 

@@ -41,7 +41,7 @@ def small_terms(llama8b):
     (dict(n_slices=0), "n_slices must be an integer >= 1, got 0"),
     (dict(progress="bar"), "progress must be callable"),
     (dict(max_candidates=10), "above the cap of 10; pass max_candidates=64"),
-    (dict(max_candidates=0), "max_candidates must be an integer >= 1"),
+    (dict(max_candidates=0), "max_candidates must be an integer in 1..1,000,000"),
     (dict(design_point={"flux": 1.0}), "unknown knobs"),
     (dict(target=-3.0), "target must be a positive number"),
     (dict(target_gain=0), "target_gain must be a number > 0"),
@@ -152,7 +152,7 @@ def test_dask_two_workers_identical_and_static_terms_built_once(llama70b):
 @pytest.mark.parametrize("argv, needle", [
     (["--depth", "custom", "--grid", "bw_hbm_gbs=1000,2000;bw_hbm_gbs=3000"], "--grid names bw_hbm_gbs twice"),
     (["--depth", "custom", "--grid", "bw_hbm_gbs=fast"], "bad --grid values for 'bw_hbm_gbs'"),
-    (["--depth", "custom", "--grid", "n_sips=2.5"], "n_sips values must be integers >= 1"),
+    (["--depth", "custom", "--grid", "n_sips=2.5"], "n_sips values must be integers in 1..1,048,576"),
     (["--depth", "custom"], "needs a grid"),
     (["--objective", "cheapest"], "unknown objective 'cheapest'"),
     (["--depth", "coarse", "--max-candidates", "100"], "pass max_candidates=729"),

@@ -1,6 +1,7 @@
 """Results as DataFrames and Parquet, and the shared Plotly helpers (docs/guide.md)."""
-import pandas as pd
 import pytest
+
+pd = pytest.importorskip("pandas", reason="needs the [data] extra (pandas, pyarrow)")
 
 from infersim import InferSimError, Parallelism, Workload, simulate
 from infersim.auto_explore import auto_explore

@@ -3,10 +3,10 @@ one scale for compared configs, co-design points that do not collapse."""
 import math
 from types import SimpleNamespace
 
-import pandas as pd
 import pytest
 
-pytest.importorskip("plotly")
+pd = pytest.importorskip("pandas", reason="needs the [ui] extra (pandas, plotly)")
+pytest.importorskip("plotly", reason="needs the [ui] extra (pandas, plotly)")
 
 from infersim import Workload
 from infersim.auto_explore import auto_explore  # noqa: E402

@@ -1,5 +1,6 @@
 """One exception type for every bad input, so the CLI and the UI can show a one-line message,
 and one warning type for legal but suspicious input (the CLI prints it as one ``warning:`` line)."""
+import re
 import warnings
 
 
@@ -41,6 +42,31 @@ def positive(name: str, value, *, allow_zero: bool = False) -> None:
         bound = ">= 0" if allow_zero else "> 0"
         raise InferSimError(f"{name} must be {bound}, got {value!r}")
 
+
+
+#: C0 and C1 control characters and DEL: a name with ESC in it would repaint the user's terminal.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Whole terminal escape sequences (CSI ``ESC [ ... letter``, OSC ``ESC ] ... BEL``): removed,
+#: not just their ESC, so that no "[31m" debris is left in the name.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
+#: Longest user-supplied name kept (a name is printed in every answer line).
+MAX_NAME_CHARS = 200
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (ESC sequences, BEL, newlines, ...) replaced by spaces:
+    user strings (names from hardware files, exports, configs) reach the terminal safely."""
+    return _CONTROL.sub(" ", _ESCAPES.sub("", text))
+
+
+def check_name(kind: str, value) -> None:
+    """A spec's display name: a non-empty string of printable characters, at most
+    :data:`MAX_NAME_CHARS` long (loaders clean file names with :func:`printable` first)."""
+    require(isinstance(value, str) and bool(value.strip()),
+            f"{kind} name must be a non-empty string, got {short_repr(value)}")
+    require(not _CONTROL.search(value), f"{kind} name must not contain control characters, "
+                                        f"got {short_repr(value)}")
+    require(len(value) <= MAX_NAME_CHARS, f"{kind} name is longer than {MAX_NAME_CHARS} characters")
 
 
 def short_repr(value, limit: int = 40) -> str:

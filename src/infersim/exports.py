@@ -282,9 +282,26 @@ def read_export(text: str | bytes, where: str = "export") -> tuple[Run, dict]:
     return run, d
 
 
-def rerun(text: str | bytes, where: str = "export") -> tuple[Run, Outcome, dict]:
-    """Read an export and compute it again: (run, new outcome, the export dict)."""
+def _check_caps(run: Run, front_end: str, where: str) -> None:
+    """An export re-runs under the caps of the front end that re-runs it: the UI's own controls
+    stop at its default candidate caps, the CLI at the library's limits (checked by the sweeps)."""
+    if front_end != "ui" or run.kind not in ("codesign", "codesign_sla"):
+        return
+    from infersim.codesign.grid import MAX_CANDIDATES, MAX_SLA_CANDIDATES
+
+    cap = MAX_CANDIDATES if run.kind == "codesign" else MAX_SLA_CANDIDATES
+    asked = run.inputs.get("max_candidates")
+    if asked is not None and not (isinstance(asked, int) and not isinstance(asked, bool) and asked <= cap):
+        raise InferSimError(f"{where}: the export asks for max_candidates={short_repr(asked)}; the UI runs at "
+                            f"most {cap:,} candidates (re-run it with infersim rerun)")
+
+
+def rerun(text: str | bytes, where: str = "export", front_end: str = "cli") -> tuple[Run, Outcome, dict]:
+    """Read an export and compute it again: (run, new outcome, the export dict); ``front_end``
+    ("cli" or "ui") picks the candidate caps it runs under."""
+    choice("front_end", front_end, ("cli", "ui"))
     run, d = read_export(text, where)
+    _check_caps(run, front_end, where)
     try:
         return run, compute(run), d
     except InferSimError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from rich.table import Table
+from rich.text import Text
 
 from infersim.cli.codesign_sla import run_sla
 from infersim.cli.common import (
@@ -17,16 +18,23 @@ from infersim.cli.common import (
     emit_json,
     finite_float,
     fmt_ns,
+    int_in,
     load_hardware,
     load_model,
     output_file,
+    parquet_file,
     positive_int,
     progress_bar,
     write_csv,
 )
 from infersim.codesign.answer import SHORT, answer_lines, fmt_usd
-from infersim.codesign.grid import parse_grid
-from infersim.errors import require
+from infersim.codesign.grid import (
+    MAX_CANDIDATES_LIMIT,
+    MAX_SLA_CANDIDATES,
+    MAX_SLA_CANDIDATES_LIMIT,
+    parse_grid,
+)
+from infersim.errors import InferSimError, choice, require
 from infersim.search.objectives import OBJECTIVES, get_objective
 
 
@@ -48,9 +56,11 @@ def add_parser(sub) -> None:
     p.add_argument("--target", type=finite_float,
                    help="'what it takes' target: latency in ms, else the objective's unit "
                         "(default: twice as good as the design point)")
-    p.add_argument("--max-candidates", type=positive_int(), help="raise the candidate cap (default 250,000)")
+    p.add_argument("--max-candidates", type=int_in(1, MAX_CANDIDATES_LIMIT),
+                   help=f"raise the candidate cap (default 250,000; SLA: {MAX_SLA_CANDIDATES:,}), at most "
+                        f"{MAX_CANDIDATES_LIMIT:,} (SLA: {MAX_SLA_CANDIDATES_LIMIT:,})")
     p.add_argument("--csv", type=output_file, help="write the kept (hardware, parallelism) pairs to this CSV file")
-    p.add_argument("--out", type=output_file,
+    p.add_argument("--out", type=parquet_file,
                    help="write the kept pairs (with --tpot-ms/--ttft-ms: the candidates) as Parquet")
     g = p.add_argument_group("co-design at a serving SLA (any limit switches the sweep to it)")
     g.add_argument("--ttft-ms", type=finite_float, help="time-to-first-token limit (ms)")
@@ -100,19 +110,48 @@ def _summary(args, model, base, res, ans) -> dict:
     }
 
 
-def run(args) -> int:
-    from infersim.codesign.auto_hardware import enumerate_hardware, joint_explore
+#: Flags of the step co-design that the SLA co-design (--ttft-ms/--tpot-ms) has no use for, with
+#: their defaults: given with a limit, they are an error instead of being silently ignored.
+STEP_ONLY = {"mode": "decode", "s_kv": 131072, "s_q": None, "batch": 1, "design_point": "best",
+             "target": None, "top_k": 1}
+#: ... and the SLA flags the step co-design ignores.
+SLA_ONLY = {"isl": 2048, "osl": 512, "batching": "continuous"}
 
+
+def _check_flags(args, sla: bool) -> None:
+    """Refuse flags the chosen sweep would ignore (one line naming them)."""
+    unused = STEP_ONLY if sla else SLA_ONLY
+    given = [f"--{k.replace('_', '-')}" for k, d in unused.items() if getattr(args, k) != d]
+    if given:
+        other = "the step co-design (without --ttft-ms/--tpot-ms)" if sla else \
+            "the SLA co-design (with --ttft-ms or --tpot-ms)"
+        raise InferSimError(f"{', '.join(given)} only applies to {other}; drop it or switch sweeps")
+
+
+def run(args) -> int:
+    from infersim.codesign.auto_hardware import joint_explore
+    from infersim.codesign.grid import DEPTHS, check_cap, grid_axes, grid_size
+    from infersim.codesign.types import TOPOLOGY_KNOBS
+
+    sla = args.ttft_ms is not None or args.tpot_ms is not None
+    _check_flags(args, sla)
     model = load_model(args)
     base = load_hardware(args)
-    model.check_context(args.s_kv)
+    model.check_context(args.isl + args.osl if sla else args.s_kv)
     grid = parse_grid(args.grid)
-    if args.depth == "custom":       # reject a bad grid before starting
-        enumerate_hardware(args.depth, grid, base=base.knobs(), max_candidates=args.max_candidates)
-    if args.ttft_ms is not None or args.tpot_ms is not None:
+    choice("depth", args.depth, DEPTHS)
+    # reject a bad or oversized grid before starting (sizes only: no candidate is built)
+    axes = grid_axes(args.depth, grid, base.knobs(), tuple(getattr(base, k) for k in TOPOLOGY_KNOBS))
+    if sla:
+        check_cap(grid_size(axes), args.max_candidates, MAX_SLA_CANDIDATES, MAX_SLA_CANDIDATES_LIMIT,
+                  "an SLA co-design")
         return run_sla(args, model, base, grid)
-    obj = get_objective(args.objective or "latency")
+    check_cap(grid_size(axes), args.max_candidates)
+    obj = get_objective("latency" if args.objective is None else args.objective)
     design = _design_point(args.design_point)
+    if isinstance(design, dict):     # its values checked now, not after the sweep
+        grid_axes("custom", {k: [v] for k, v in design.items()}, base.knobs(),
+                  tuple(getattr(base, k) for k in TOPOLOGY_KNOBS))
     target = None
     if args.target is not None:
         require(math.isfinite(args.target) and args.target > 0, f"--target must be > 0, got {args.target:g}")
@@ -132,7 +171,8 @@ def run(args) -> int:
         emit_json(_summary(args, model, base, res, ans))
         return 0
     first, second = answer_lines(ans)
-    console.print(first.replace("Answer:", "[bold]Answer:[/]", 1), highlight=False, soft_wrap=True)
+    console.print(Text.assemble(("Answer:", "bold"), first.removeprefix("Answer:")), highlight=False,
+                  soft_wrap=True)
     console.print(second, highlight=False, soft_wrap=True)
     console.print(f"Co-design {model.name}, {args.mode} s_kv={args.s_kv} batch={args.batch}, depth "
                   f"{args.depth}, objective {obj.name}: {res.n_hardware:,} hardware x {res.n_parallel:,} "

@@ -15,6 +15,7 @@ from infersim.cli.common import (
     load_model,
     load_workload,
     output_file,
+    parquet_file,
     positive_int,
     progress_bar,
     write_csv,
@@ -35,7 +36,7 @@ def add_parser(sub) -> None:
                         "rank like throughput_per_pe)")
     p.add_argument("--csv", type=output_file,
                    help="write every fitting config, ranked, to this CSV file")
-    p.add_argument("--out", type=output_file, help="write every fitting config, ranked, as Parquet")
+    p.add_argument("--out", type=parquet_file, help="write every fitting config, ranked, as Parquet")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
@@ -69,7 +70,7 @@ def run(args) -> int:
                                    "fewest_pes": sug.fewest_pes.to_dict(),
                                    "fewest_pes_reason": sug.fewest_pes_reason}})
         return 0
-    console.print(f"[bold]{answer[0]}[/]")
+    console.print(answer[0], style="bold")
     for line in answer[1:]:
         console.print(line)
     t = Table(title=f"{model.name} on {hw.name}: {wl.mode} s_kv={wl.s_kv} batch={wl.batch} "

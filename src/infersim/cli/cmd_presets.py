@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from infersim.cli.common import console, emit_json
 from infersim.presets.hardware_presets import HW_PRESETS
@@ -40,7 +41,7 @@ def show_hardware(ref: str, as_json: bool) -> int:
     for col in ("field", "value", "from"):
         t.add_column(col, overflow="fold")
     for k, r in rows.items():
-        t.add_row(k, _fmt(r["value"]), r["from"] if r["from"] != "default" else "[dim]default[/]")
+        t.add_row(k, _fmt(r["value"]), r["from"] if r["from"] != "default" else Text("default", style="dim"))
     console.print(t)
     return 0
 

@@ -19,8 +19,10 @@ def run(args) -> int:
     from infersim.exports import MAX_EXPORT_BYTES, rerun, runtime_label, to_export
     from infersim.loaders.files import read_text_capped
 
-    if not os.path.isfile(args.export):
+    if not os.path.exists(args.export):
         raise InferSimError(f"export file not found: {args.export}")
+    if not os.path.isfile(args.export):     # a FIFO would block the read, /dev/zero never end it
+        raise InferSimError(f"{args.export} is not a regular file (an export is a .json file)")
     text = read_text_capped(args.export, MAX_EXPORT_BYTES, "export file")
     job, out, old = rerun(text, os.path.basename(args.export))
     same = out.answer == old.get("answer")
@@ -30,7 +32,7 @@ def run(args) -> int:
     console.print(f"Re-run of a {job.kind} export (written by infersim {old.get('infersim_version')}): "
                   f"{job.model.name} on {job.hardware.name}, runtime {runtime_label(job.runtime)}", highlight=False)
     for i, line in enumerate(out.answer):
-        console.print(f"[bold]{line}[/]" if i == 0 else line, highlight=False, soft_wrap=True)
+        console.print(line, style="bold" if i == 0 else None, highlight=False, soft_wrap=True)
     if same:
         console.print("Same answer as the export.")
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from infersim.cli.cmd_capacity import add_traffic_args, load_scheduler, load_traffic
 from infersim.cli.common import (
     add_hw_args,
     add_model_args,
@@ -18,7 +19,6 @@ from infersim.cli.common import (
     positive_int,
     write_csv,
 )
-from infersim.cli.cmd_capacity import add_traffic_args, load_scheduler, load_traffic
 from infersim.errors import require
 from infersim.serving.answer import answer_lines, traffic_lines
 
@@ -106,9 +106,9 @@ def run(args) -> int:
                    **r.to_dict()})
         return 0
     for i, line in enumerate(answer_lines(r)):
-        console.print(f"[bold]{line}[/]" if i == 0 else line)
+        console.print(line, style="bold" if i == 0 else None)
     if launch:
-        console.print(f"\n[bold]Launch ({args.emit}):[/]")
+        console.print(f"\nLaunch ({args.emit}):", style="bold")
         for line in launch:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
     t = Table(title=f"Throughput vs interactivity: Pareto frontier ({len(r.pareto)} points of "
@@ -127,8 +127,8 @@ def run(args) -> int:
 
 def _deployment(args, model, hw, request):
     """--tp/--pp/--cp/--ep/--dp, or the SLA search's best aggregated deployment."""
-    from infersim.specs.parallel import Parallelism
     from infersim.serving.sla import sla_search
+    from infersim.specs.parallel import Parallelism
 
     degrees = {k: getattr(args, k) for k in ("tp", "pp", "dp", "cp", "ep") if getattr(args, k) is not None}
     if degrees:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from infersim.cli.common import (
     MAX_DEGREE,
@@ -62,7 +63,7 @@ def run(args) -> int:
     if args.json:
         emit_json({"answer": answer, **r.to_dict()})
         return 0
-    console.print(f"[bold]{answer[0]}[/]")
+    console.print(answer[0], style="bold")
     console.print(answer[1])
     t = Table(title=f"Latency {fmt_ns(r.total_latency_ns)} ({r.bound}-bound, {r.pes_used} PEs)")
     t.add_column("component")
@@ -72,9 +73,9 @@ def run(args) -> int:
         if v > 0:
             t.add_row(name, fmt_ns(v), f"{100 * v / r.total_latency_ns:.1f}%")
     console.print(t)
-    verdict = "[green]fits[/]" if r.fits else "[red]does NOT fit[/]"
+    verdict = ("fits", "green") if r.fits else ("does NOT fit", "red")
     parts = ", ".join(f"{k} {fmt_gb(v)}" for k, v in r.mem_breakdown_bytes.items())
-    console.print(f"Memory per PE {fmt_gb(r.mem_per_pe_bytes)} of {fmt_gb(r.mem_capacity_bytes)} usable "
-                  f"({parts}): {verdict}")
+    console.print(Text.assemble(f"Memory per PE {fmt_gb(r.mem_per_pe_bytes)} of {fmt_gb(r.mem_capacity_bytes)} "
+                                f"usable ({parts}): ", verdict))
     console.print(f"Throughput {r.tokens_per_s:,.1f} tokens/s ({r.tokens_per_s_per_pe:,.2f} per PE)")
     return 0

@@ -34,4 +34,28 @@ def run(args) -> int:
            "--browser.gatherUsageStats", "false",
            # uploads (config.json, hardware file, export) are a few KB: refuse big ones before buffering
            "--server.maxUploadSize", "1"]
-    return subprocess.call(cmd, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
+    return _serve(subprocess.Popen(cmd, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}))
+
+
+def _serve(child) -> int:
+    """Wait for the Streamlit server; SIGTERM or SIGHUP to ``infersim ui`` stops it too (a plain
+    ``subprocess.call`` died alone and left the server holding the port)."""
+    import signal
+
+    def stop(signum, frame):
+        child.terminate()
+        try:
+            child.wait(timeout=10)
+        except Exception:      # noqa: BLE001 — it would not stop: make it
+            child.kill()
+        raise SystemExit(128 + signum)
+
+    old = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return child.wait()
+    except KeyboardInterrupt:        # Ctrl-C reaches both; let the server finish its shutdown
+        child.wait()
+        raise
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)

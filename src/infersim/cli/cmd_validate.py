@@ -40,7 +40,7 @@ def run(args) -> int:
     if args.json:
         emit_json(rep.to_dict())
         return 0
-    console.print(f"[bold]{headline(rep)}[/]", highlight=False)
+    console.print(headline(rep), style="bold", highlight=False)
     t = Table(title="Per source (LOSO: predicted by a fit that never saw the source)")
     for col in ("source", "runtime", "rows", "excluded", "LOSO |error|", "signed", "in-sample", "before"):
         t.add_column(col, justify="left" if col in ("source", "runtime") else "right")

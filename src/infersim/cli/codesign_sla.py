@@ -4,8 +4,9 @@ objective, what limits it, the next knob; then the ranked candidates and the sen
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
-from infersim.cli.common import console, emit_json, progress_bar
+from infersim.cli.common import console, emit_json, progress_bar, write_csv
 from infersim.codesign.answer import SHORT, fmt_usd
 from infersim.codesign.sla import SLA_OBJECTIVES, codesign_sla, sla_answer_lines
 from infersim.serving import Request
@@ -15,7 +16,7 @@ TOP_ROWS = 15
 
 
 def run_sla(args, model, base, grid) -> int:
-    objective = args.objective or "tok_s_per_usd"
+    objective = "tok_s_per_usd" if args.objective is None else args.objective
     request = Request(args.isl, args.osl)
     with progress_bar(f"SLA co-design ({args.depth})", args.json) as cb:
         res = codesign_sla(model, request, args.ttft_ms, args.tpot_ms, depth=args.depth, custom=grid,
@@ -23,6 +24,10 @@ def run_sla(args, model, base, grid) -> int:
                            batching=args.batching, progress=cb, max_candidates=args.max_candidates)
     if args.out:
         res.to_parquet(args.out)
+    if args.csv:
+        rows = [d.record() for d in res.designs]
+        keys = list(dict.fromkeys(k for r in rows for k in r))   # a grid's system sizes vary per design
+        write_csv(args.csv, ({k: r.get(k, "") for k in keys} for r in rows))
     if args.json:
         emit_json({"answer": res.answer(), "model": model.name, "base_hw": base.name,
                    "request": {"isl": args.isl, "osl": args.osl}, "ttft_ms": args.ttft_ms,
@@ -32,7 +37,8 @@ def run_sla(args, model, base, grid) -> int:
                    "sensitivity": [vars(s) for s in res.sensitivity]})
         return 0
     first, second = sla_answer_lines(res.answer())
-    console.print(first.replace("Answer:", "[bold]Answer:[/]", 1), highlight=False, soft_wrap=True)
+    console.print(Text.assemble(("Answer:", "bold"), first.removeprefix("Answer:")), highlight=False,
+                  soft_wrap=True)
     console.print(second, highlight=False, soft_wrap=True)
     console.print(f"SLA co-design {model.name}, {args.isl}+{args.osl} tokens, TTFT <= {args.ttft_ms or '-'} ms, "
                   f"TPOT <= {args.tpot_ms or '-'} ms, objective {objective}: {res.n_meeting} of "

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from infersim.errors import InferSimError, require, short_repr, warn
+from infersim.errors import InferSimError, printable, require, short_repr, warn
 from infersim.loaders.hf_model import model_from_hf_config
 from infersim.presets.hardware_presets import DEFAULT_HW, resolve_hardware
 from infersim.presets.model_presets import DEFAULT_MODEL, get_model
@@ -20,8 +20,19 @@ from infersim.specs.hardware import MAX_PES, HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.workload import MAX_TOKENS, MODES, Workload
 
-# wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there)
-console = Console(width=None if sys.stdout.isatty() else 150)
+
+# wide enough for the ranked tables when stdout is a pipe or a file (rich defaults to 80 there);
+# no markup: names from files and exports are printed as they are ("[/]" in a name is text, not a
+# tag that crashes the run), styles are passed as ``style=``
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich's own handler exits with status 1 (``infersim presets | head`` "failed"); raise
+        instead, so that the CLI's BrokenPipeError handler ends the run with status 0."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
+console = _Console(width=None if sys.stdout.isatty() else 150, markup=False)
 # ----- formatting helpers ---------------------------------------------------------------------
 #: One formatter for times everywhere (CLI, UI, exports): three significant digits, s/ms/µs.
 fmt_ns = fmt_time
@@ -35,8 +46,9 @@ def emit_json(obj) -> None:
 
 # ----- argument parsing: one-line errors, typed values -------------------------------------------
 def one_line(message: object) -> str:
-    """``message`` as a single line (the CLI promises exactly one ``error:``/``warning:`` line)."""
-    return " ".join(str(message).splitlines()).strip()
+    """``message`` as a single line of printable characters (the CLI promises exactly one
+    ``error:``/``warning:`` line, and a user string in it must not repaint the terminal)."""
+    return " ".join(printable(str(message)).split())
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -91,7 +103,18 @@ def output_file(text: str) -> str:
     parent = os.path.dirname(os.path.abspath(text))
     if not os.path.isdir(parent):
         raise argparse.ArgumentTypeError(f"directory {short_repr(parent)} does not exist")
+    if os.path.exists(text):     # say so: a user's earlier results are replaced
+        warn(f"{short_repr(text)} exists and will be overwritten")
     return text
+
+
+def parquet_file(text: str) -> str:
+    """argparse ``type=``: an :func:`output_file` named ``.parquet`` (or ``.pq``): ``--out
+    rows.csv`` would write Parquet bytes into a file every CSV reader then chokes on."""
+    if not text.lower().endswith((".parquet", ".pq")):
+        raise argparse.ArgumentTypeError(f"{short_repr(text)}: --out writes Parquet; name the file "
+                                         ".parquet (or write CSV with --csv)")
+    return output_file(text)
 
 
 # ----- shared arguments -----------------------------------------------------------------------
@@ -116,7 +139,7 @@ def add_hw_args(p: argparse.ArgumentParser, help: str = "hardware") -> None:
     p.add_argument("--hw", default=DEFAULT_HW,
                    help=f"{help}: a preset name (default {DEFAULT_HW!r}) or a JSON/TOML/YAML hardware "
                         "file (docs/hardware.md)")
-    p.add_argument("--nodes", type=int, default=None,
+    p.add_argument("--nodes", type=int_in(1, MAX_PES), default=None,
                    help="scale the hardware to N nodes / SiPs (n_sips = N), e.g. four H100 nodes")
 
 
@@ -137,7 +160,7 @@ def load_model(args) -> ModelSpec:
             warn(f"--config {args.config} is used; --model {args.model!r} is ignored")
         model = model_from_hf_config(args.config)
     else:
-        model = get_model(args.model or DEFAULT_MODEL)
+        model = get_model(DEFAULT_MODEL if args.model is None else args.model)   # '' is an error, not the default
     if (args.weight_dtype, args.kv_dtype, args.act_dtype) != (None, None, None):
         model = model.with_dtypes(args.weight_dtype, args.act_dtype, args.kv_dtype)
     return model

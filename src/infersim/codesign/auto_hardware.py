@@ -53,7 +53,8 @@ from infersim.codesign.sensitivity import Requirement, SensitivityRow, default_t
 from infersim.codesign.sensitivity import sensitivity as _sensitivity
 from infersim.codesign.types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
 from infersim.errors import InferSimError, choice, require
-from infersim.presets.hardware_presets import GENERIC_SIP
+from infersim.presets.hardware_presets import GENERIC_SIP, as_hardware
+from infersim.presets.model_presets import as_model
 from infersim.presets.runtime_presets import get_runtime
 from infersim.search.autosuggest import autosuggest
 from infersim.search.objectives import get_objective
@@ -180,7 +181,7 @@ def _check_args(objective, keep, top_k, executor, n_slices, progress, economics)
             f"executor or a distributed.Client), got {executor!r}")
     require(progress is None or callable(progress), f"progress must be callable(done, total), got {progress!r}")
     require(economics is None or isinstance(economics, Economics),
-            f"economics must be an infersim.codesign.economics.Economics, got {economics!r}")
+            f"economics must be an infersim.codesign.economics.Economics, got {type(economics).__name__}")
 
 
 # ----- the sweep --------------------------------------------------------------------------------
@@ -231,9 +232,17 @@ def _run_executor(ctx, axes, n, executor, n_slices, progress) -> list[SliceResul
     bounds = np.linspace(0, n, min(n_slices, n) + 1).astype(int)
     slices = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     futures = [executor.submit(run_range, ctx, axes, a, b) for a, b in slices]
+    bad = [f for f in futures if not callable(getattr(f, "result", None))]
+    if bad:
+        raise InferSimError(f"executor.submit returned {type(bad[0]).__name__}, not a future with .result() "
+                            "(use a concurrent.futures or dask.distributed executor)")
     out = []
     for (_, b), fut in zip(slices, futures):
-        out.append(fut.result())
+        part = fut.result()
+        if not isinstance(part, SliceResult):
+            raise InferSimError(f"an executor task returned {type(part).__name__}, not the SliceResult of "
+                                "run_range (the executor must return what the submitted function returns)")
+        out.append(part)
         if progress:
             progress(b, n)
     return out
@@ -279,8 +288,8 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     econ = economics or Economics()
     t0 = time.perf_counter()
     wl = Workload(mode=mode, s_kv=s_kv, batch=batch, s_q=s_q)
-    base_hw = base_hw or GENERIC_SIP
-    require(isinstance(base_hw, HardwareSpec), f"base_hw must be a HardwareSpec, got {base_hw!r}")
+    model = as_model(model)
+    base_hw = GENERIC_SIP if base_hw is None else as_hardware(base_hw)
     axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
     n = grid_size(axes)
     check_cap(n, max_candidates)

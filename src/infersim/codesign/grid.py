@@ -16,14 +16,24 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from infersim.codesign.types import TOPOLOGY_KNOBS
-from infersim.errors import InferSimError, choice, require
-from infersim.specs.hardware import KNOBS
+from infersim.errors import InferSimError, choice, require, short_repr
+from infersim.specs.hardware import KNOB_RANGE, KNOBS, MAX_PES
 
 DEPTHS = ("two_stage", "balanced", "coarse", "custom")
 _MULTIPLIERS = {"two_stage": (1.0,), "balanced": (1.0, 2.0), "coarse": (0.5, 1.0, 2.0)}
 #: Default cap on hardware candidates (~10 s and ~150 MB at keep="best"); ``max_candidates``
 #: (CLI ``--max-candidates``) overrides it explicitly.
 MAX_CANDIDATES = 250_000
+#: Most candidates any sweep accepts, even when asked (~600 MB and minutes at keep="best"):
+#: ``max_candidates`` raises the default cap up to here, never past it.
+MAX_CANDIDATES_LIMIT = 1_000_000
+#: The SLA co-design runs one serving search per candidate (~0.1-0.3 s each): its default cap
+#: (the UI's) and the most it accepts when asked.
+MAX_SLA_CANDIDATES = 1_000
+MAX_SLA_CANDIDATES_LIMIT = 10_000
+#: Most distinct system sizes (pes_per_cube x cubes_per_sip x n_sips) in one grid: each builds
+#: its own parallelism space, so ``n_sips=1..300`` would build 300 of them.
+MAX_TOPOLOGIES = 64
 GRID_KNOBS = KNOBS + TOPOLOGY_KNOBS
 
 
@@ -31,16 +41,18 @@ def _value(knob: str, v) -> float | int:
     """One validated grid value: a positive finite number (an integer >= 1 for system size)."""
     ok = isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v > 0
     if knob in TOPOLOGY_KNOBS:
-        require(ok and float(v).is_integer(), f"{knob} values must be integers >= 1, got {v!r}")
+        require(ok and float(v).is_integer() and v <= MAX_PES,
+                f"{knob} values must be integers in 1..{MAX_PES:,}, got {short_repr(v)}")
         return int(v)
-    require(ok, f"{knob} values must be positive numbers, got {v!r}")
+    lo, hi = KNOB_RANGE
+    require(ok and lo <= v <= hi, f"{knob} values must be numbers in {lo:g}..{hi:g}, got {short_repr(v)}")
     return float(v)
 
 
 def _custom_axes(custom, base: Mapping[str, float], base_topo: Sequence[int]) -> list[list]:
     require(custom is not None and len(custom) > 0,
             f"depth 'custom' needs a grid: a value list for some of {', '.join(GRID_KNOBS)}")
-    require(isinstance(custom, Mapping), f"custom grid must map knob names to value lists, got {custom!r}")
+    require(isinstance(custom, Mapping), f"custom grid must map knob names to value lists, got {short_repr(custom)}")
     unknown = set(custom) - set(GRID_KNOBS)
     require(not unknown, f"unknown knobs {sorted(map(str, unknown))}; valid: {', '.join(GRID_KNOBS)}")
     defaults = {**base, **dict(zip(TOPOLOGY_KNOBS, base_topo))}
@@ -48,10 +60,12 @@ def _custom_axes(custom, base: Mapping[str, float], base_topo: Sequence[int]) ->
     for k in GRID_KNOBS:
         vals = custom.get(k, [defaults[k]])
         if isinstance(vals, (str, bytes)) or not isinstance(vals, (Sequence, np.ndarray)):
-            raise InferSimError(f"custom grid values for {k} must be a list of numbers, got {vals!r}")
+            raise InferSimError(f"custom grid values for {k} must be a list of numbers, got {short_repr(vals)}")
         vals = list(vals)
         require(len(vals) > 0, f"empty value list for {k}: the sweep would have no candidates")
+        require(len(vals) <= 10_000, f"{len(vals):,} values for {k}: at most 10,000 per knob")
         axes.append(sorted({_value(k, v) for v in vals}))
+    check_topologies(axes)
     return axes
 
 
@@ -70,13 +84,27 @@ def grid_size(axes: list[list]) -> int:
     return math.prod(len(a) for a in axes)
 
 
-def check_cap(n: int, max_candidates) -> None:
-    """Refuse grids above the cap unless it is raised explicitly."""
-    cap = MAX_CANDIDATES if max_candidates is None else max_candidates
-    require(isinstance(cap, (int, np.integer)) and not isinstance(cap, bool) and cap >= 1,
-            f"max_candidates must be an integer >= 1, got {max_candidates!r}")
+def check_cap(n: int, max_candidates, default: int = MAX_CANDIDATES, limit: int = MAX_CANDIDATES_LIMIT,
+              what: str = "a sweep") -> None:
+    """Refuse grids above the cap (``default`` unless ``max_candidates`` raises it, never past
+    ``limit``: a bounded time and memory whatever is asked)."""
+    cap = default if max_candidates is None else max_candidates
+    require(isinstance(cap, (int, np.integer)) and not isinstance(cap, bool) and 1 <= cap <= limit,
+            f"max_candidates must be an integer in 1..{limit:,} (the most {what} runs), "
+            f"got {short_repr(max_candidates)}")
+    if n > limit:
+        raise InferSimError(f"the grid has {n:,} hardware candidates, above the limit of {limit:,} for a "
+                            f"{what}; narrow it: fewer values per knob (or a coarser depth)")
     require(n <= cap, f"the grid has {n:,} hardware candidates, above the cap of {cap:,}; "
                       f"pass max_candidates={n} (CLI --max-candidates {n}) to run it anyway")
+
+
+def check_topologies(axes: list[list]) -> None:
+    """Refuse more than :data:`MAX_TOPOLOGIES` system sizes in one grid."""
+    n = math.prod(len(a) for a in axes[len(KNOBS):])
+    require(n <= MAX_TOPOLOGIES, f"the grid has {n:,} system sizes (pes_per_cube x cubes_per_sip x n_sips), "
+                                 f"above the limit of {MAX_TOPOLOGIES}: each builds its own parallelism "
+                                 "space; give fewer system-size values")
 
 
 def rows_at(axes: list[list], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,7 +144,7 @@ def parse_values(text: str, name: str, option: str = "--grid") -> list[float]:
     try:
         return [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise InferSimError(f"bad {option} values for {name!r}: {text!r}") from None
+        raise InferSimError(f"bad {option} values for {name!r}: {short_repr(text)}") from None
 
 
 def parse_grid(text: str | None, option: str = "--grid") -> dict[str, list[float]] | None:
@@ -129,7 +157,7 @@ def parse_grid(text: str | None, option: str = "--grid") -> dict[str, list[float
         key, sep, vals = part.partition("=")
         key = key.strip()
         if not sep:
-            raise InferSimError(f"bad {option} entry {part!r}; expected knob=v1,v2,...")
+            raise InferSimError(f"bad {option} entry {short_repr(part)}; expected knob=v1,v2,...")
         if key in grid:
             raise InferSimError(f"{option} names {key} twice; give each knob once, e.g. {key}=1,2,3")
         grid[key] = parse_values(vals, key, option)

@@ -29,9 +29,18 @@ import numpy as np
 from infersim.codesign.answer import MIN_LEVER_GAIN, SHORT, fmt_price
 from infersim.codesign.auto_hardware import HardwareCandidate, enumerate_hardware
 from infersim.codesign.economics import Economics, pe_economics
-from infersim.codesign.types import candidate_rows
+from infersim.codesign.grid import (
+    MAX_CANDIDATES_LIMIT,
+    MAX_SLA_CANDIDATES,
+    MAX_SLA_CANDIDATES_LIMIT,
+    check_cap,
+    grid_axes,
+    grid_size,
+)
+from infersim.codesign.types import TOPOLOGY_KNOBS, candidate_rows
 from infersim.errors import choice, require
-from infersim.presets.hardware_presets import GENERIC_SIP
+from infersim.presets.hardware_presets import GENERIC_SIP, as_hardware
+from infersim.presets.model_presets import as_model
 from infersim.presets.runtime_presets import get_runtime
 from infersim.serving import BATCHING, Request
 from infersim.serving.sla import NoDeployment, ServingPoint, limit_ms, sla_search
@@ -226,9 +235,15 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
     choice("batching", batching, BATCHING)
     require(isinstance(request, Request), f"request must be a Request, got {type(request).__name__}")
     require(progress is None or callable(progress), f"progress must be callable(done, total), got {progress!r}")
-    base = base_hw or GENERIC_SIP
+    require(economics is None or isinstance(economics, Economics),
+            f"economics must be an infersim.codesign.economics.Economics, got {type(economics).__name__}")
+    require(isinstance(sensitivity, (bool, np.bool_)), f"sensitivity must be true or false, got {sensitivity!r}")
+    model = as_model(model)
+    base = GENERIC_SIP if base_hw is None else as_hardware(base_hw)
     rt, t0 = get_runtime(runtime), time.perf_counter()
-    cands = enumerate_hardware(depth, custom, base=base.knobs(), max_candidates=max_candidates)
+    axes = grid_axes(depth, custom, base.knobs(), tuple(getattr(base, k) for k in TOPOLOGY_KNOBS))
+    check_cap(grid_size(axes), max_candidates, MAX_SLA_CANDIDATES, MAX_SLA_CANDIDATES_LIMIT, "an SLA co-design")
+    cands = enumerate_hardware(depth, custom, base=base.knobs(), max_candidates=MAX_CANDIDATES_LIMIT)
     designs = _ranked(_designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching,
                                economics, progress), objective)
     n_meet = sum(d.point is not None for d in designs)

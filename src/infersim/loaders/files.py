@@ -21,8 +21,8 @@ def decode_capped(data: bytes, cap: int, where: str, kind: str) -> str:
     if len(data) > cap:
         raise InferSimError(f"{where} is larger than {cap // 2**20} MiB; a {kind} is a few KB "
                             "(is it the right file?)")
-    try:
-        return data.decode("utf-8")
+    try:     # a UTF-8 byte-order mark (Windows editors write one) is not content
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise InferSimError(f"{where} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
                             f"{exc.start}); is it a binary file?") from None

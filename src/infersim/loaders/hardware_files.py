@@ -13,7 +13,8 @@ Schema (docs/hardware.md): every HardwareSpec field by name, flat, plus
   ``defaults`` resolver the caller passes returns it (:mod:`infersim.presets.hardware_presets`),
   instead of the generic curves.
 
-``source`` (where the numbers come from) is required. Every mistake is a one-line
+``source`` (where the numbers come from) is expected: a file without one, or with the presets'
+``part`` key (a copy of a shipped preset), loads with a one-line warning. Every mistake is a one-line
 :class:`~infersim.errors.InferSimError` naming the file and the field; a misspelled key gets the
 nearest valid one suggested. Files are at most :data:`MAX_HW_FILE_BYTES`.
 """
@@ -23,7 +24,7 @@ import json
 import os
 from typing import Any, Callable, Mapping
 
-from infersim.errors import InferSimError
+from infersim.errors import InferSimError, printable, short_repr, warn
 from infersim.loaders.files import read_text_capped
 from infersim.specs.efficiency import MAX_KEYS, _scale, shape_of
 from infersim.specs.hardware import (
@@ -68,8 +69,9 @@ def _parse(text: str, suffix: str, where: str) -> dict:
             import tomllib
             d = tomllib.loads(text)
         else:
-            import yaml
-            d = yaml.safe_load(text)
+            d = _safe_yaml(text, where)
+    except InferSimError:
+        raise
     except RecursionError:
         raise InferSimError(f"{where}: nested too deeply") from None
     except Exception as exc:     # each parser has its own error type; all mean a syntax error
@@ -78,6 +80,26 @@ def _parse(text: str, suffix: str, where: str) -> dict:
     if not isinstance(d, dict):
         raise InferSimError(f"{where}: top level must be a table of hardware fields")
     return d
+
+
+def _safe_yaml(text: str, where: str):
+    """``yaml.safe_load`` without aliases: a 1 KB file of nested anchors (a "billion laughs"
+    bomb) expands to gigabytes once anything walks it, and a hardware file never needs one."""
+    import yaml
+
+    class _NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                raise InferSimError(f"{where}: YAML aliases (*name) are not allowed in a hardware file")
+            return super().compose_node(parent, index)
+
+    return yaml.load(text, Loader=_NoAliases)   # noqa: S506 (a SafeLoader subclass)
+
+
+def clean_strings(d: Mapping) -> dict:
+    """The file's top-level string values with control characters removed (a name with an ESC
+    sequence would repaint the terminal it is printed on)."""
+    return {k: printable(v).strip() if isinstance(v, str) else v for k, v in d.items()}
 
 
 def _tables_from_maxima(d: Mapping, where: str) -> dict:
@@ -89,7 +111,7 @@ def _tables_from_maxima(d: Mapping, where: str) -> dict:
             raise InferSimError(f"{where}: give {key} or the {table} table, not both")
         v = d[key]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
-            raise InferSimError(f"{where}: {key} must be a fraction of peak in (0, 1], got {v!r}")
+            raise InferSimError(f"{where}: {key} must be a fraction of peak in (0, 1], got {short_repr(v)}")
         out[table] = _scale(shape_of(table), float(v))
     return out
 
@@ -124,7 +146,17 @@ def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], Hard
                       ) -> tuple[HardwareSpec, dict[str, str]]:
     """(spec, provenance) from a file's keys; provenance says for each field whether it came from
     the file, an ``eff_max_*`` maximum, the ``base`` preset, the ``family`` / ``part`` defaults
-    (``defaults``, see :data:`DefaultsResolver`) or the HardwareSpec default."""
+    (``defaults``, see :data:`DefaultsResolver`) or the HardwareSpec default. A user file
+    (``require_source``) may lack ``source``: it loads with one warning saying so."""
+    if not isinstance(d, Mapping):
+        raise InferSimError(f"{where}: expected a table of hardware fields, got {type(d).__name__}")
+    known = set(field_names()) | set(EXTRA_KEYS)
+    if d and not any(isinstance(k, str) and k in known for k in d):
+        # never echo a key of a file that is not a hardware file (--hw /etc/shadow)
+        raise InferSimError(f"{where} does not look like a hardware file: none of its {len(d)} keys "
+                            "is a hardware field (docs/hardware.md)")
+    d = clean_strings(d)
+    notes = []
     check_keys(d, where, EXTRA_KEYS)
     base_name = d.get("base")
     kw: dict[str, Any] = {}
@@ -148,14 +180,18 @@ def spec_from_mapping(d: Mapping, where: str, resolve_base: Callable[[str], Hard
     if missing:
         raise InferSimError(f"{where}: missing hardware field '{missing[0]}' "
                             f"(required: {', '.join(required_fields())}; or give base = \"<preset>\")")
-    # the file itself must say where its numbers come from (a base preset's source is not enough)
-    if require_source and not (isinstance(d.get("source"), str) and d["source"].strip()):
-        raise InferSimError(f"{where}: missing 'source': say where the numbers come from "
-                            "(datasheet link, measurement, or 'hypothetical')")
+    # the file itself should say where its numbers come from (a base preset's source is not enough)
+    if require_source and not (isinstance(d.get("source"), str) and d["source"]):
+        notes.insert(0, "no 'source': say where the numbers come from (datasheet link, measurement, "
+                        "or 'hypothetical')")
+        kw["source"] = "(not given)"
+        origin["source"] = "default"
     try:
         spec = HardwareSpec(**kw)
     except InferSimError as exc:
         raise InferSimError(f"{where}: {exc}") from None
+    if notes:
+        warn(f"{where}: " + "; ".join(notes), stacklevel=2)
     for f in field_names():
         origin.setdefault(f, "default")
     return spec, origin

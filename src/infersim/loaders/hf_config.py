@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from infersim.errors import InferSimError, warn
+from infersim.errors import InferSimError, short_repr, warn
 from infersim.loaders import hf_read as rd
 from infersim.loaders.hf_families import UNGATED_UNKNOWN, Family, family_of
 from infersim.loaders.hf_quant import quant_dtypes
@@ -242,7 +242,7 @@ def _dtypes(v: Mapping, fam: Family | None, is_moe: bool) -> dict:
     elif name in _TORCH:
         d = _TORCH[name]
     else:
-        warn(f"torch_dtype {name!r} is not known; weights assumed bf16")
+        warn(f"torch_dtype {short_repr(name)} is not known; weights assumed bf16")
         d = "bf16"
     # 8-bit checkpoints run W8A8 with a 16-bit KV cache unless quantization_config says otherwise
     kw = dict(weight_dtype=d, act_dtype=d, kv_dtype=d if d in ("bf16", "fp16") else "bf16")
@@ -284,7 +284,7 @@ def model_kwargs(source, name: str | None = None) -> dict:
     kw["name"] = name or _name(cfg, view, mtype)
     if fam is None:
         unread = sorted(set(view) - view.read - _GENERIC)
-        warn(f"unknown model_type {mtype!r}: loaded as a Llama-style decoder (gated FFN: "
+        warn(f"unknown model_type {short_repr(mtype)}: loaded as a Llama-style decoder (gated FFN: "
              f"{kw['gated_ffn']}, RMSNorm, tied embeddings: {kw['tied_embeddings']}, QKV bias: "
              f"{kw['qkv_bias']}, all layers full attention unless layer_types says otherwise); "
              f"keys not read: {', '.join(unread) or 'none'}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from infersim.errors import warn
+from infersim.errors import short_repr, warn
 
 _EXCLUDE_KEYS = ("modules_to_not_convert", "ignore", "exclude_modules", "ignored_layers")
 #: Module-name segments that mean "attention projections" (not "post_attention_layernorm").
@@ -63,7 +63,7 @@ def _by_bits(qc: Mapping, method: str) -> tuple[str | None, str | None]:
     if bits == 8:
         return "int8", None
     if bits != 4:
-        warn(f"quantization_config: {method} with bits={bits!r} is not modelled; weights counted as int4")
+        warn(f"quantization_config: {method} with bits={short_repr(bits)} is not modelled; weights counted as int4")
     return "int4", None
 
 

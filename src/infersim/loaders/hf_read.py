@@ -11,7 +11,7 @@ import math
 import os
 from typing import Any, Mapping
 
-from infersim.errors import InferSimError
+from infersim.errors import InferSimError, short_repr
 from infersim.loaders.files import decode_capped, read_text_capped
 
 #: Largest config file read (published configs are 0.5-10 KB; Kimi-K2.5's full dump is 9.5 KB).
@@ -42,7 +42,7 @@ def _finite_pairs(pairs: list[tuple[str, Any]]) -> dict:
     for key, value in pairs:
         items = value if isinstance(value, list) else (value,)
         if any(isinstance(v, float) and not math.isfinite(v) for v in items):
-            raise _bad(f"field '{key}' is not a finite number ({value!r})")
+            raise _bad(f"field '{key}' is not a finite number ({short_repr(value)})")
     return dict(pairs)
 
 
@@ -82,7 +82,7 @@ def get_int(cfg: Mapping, keys: str | tuple[str, ...], *, default=_MISSING, lo: 
             continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or (
                 isinstance(v, float) and not (math.isfinite(v) and v.is_integer())):
-            raise _bad(f"field '{k}' must be an integer, got {v!r}")
+            raise _bad(f"field '{k}' must be an integer, got {short_repr(v)}")
         v = int(v)
         if v < lo or (hi is not None and v > hi):
             bound = "> 0" if lo == 1 else f">= {lo}"
@@ -99,7 +99,7 @@ def get_bool(cfg: Mapping, key: str, default: bool) -> bool:
     if v is None:
         return default
     if not isinstance(v, bool):
-        raise _bad(f"field '{key}' must be true or false, got {v!r}")
+        raise _bad(f"field '{key}' must be true or false, got {short_repr(v)}")
     return v
 
 

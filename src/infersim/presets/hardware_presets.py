@@ -200,6 +200,15 @@ def resolve_hardware(ref: str) -> HardwareSpec:
         raise InferSimError(f"{exc} (or a .toml/.json/.yaml hardware file)") from None
 
 
-__all__ = ["FAMILIES", "PART_PRESET", "USER_DEFAULTS", "family_calibration", "RAW_PRESETS", "MEASURED_MAX", "FAMILY_PRESETS", "BASE_GPU_SPECS", "GENERIC_SIP", "DEFAULT_HW",
+def as_hardware(hw) -> HardwareSpec:
+    """A HardwareSpec from a spec or a preset name / hardware file path (one-line error else)."""
+    if isinstance(hw, HardwareSpec):
+        return hw
+    if isinstance(hw, str):
+        return resolve_hardware(hw)
+    raise InferSimError(f"hardware must be a HardwareSpec or a hardware preset name, got {type(hw).__name__}")
+
+
+__all__ = ["as_hardware", "FAMILIES", "PART_PRESET", "USER_DEFAULTS", "family_calibration", "RAW_PRESETS", "MEASURED_MAX", "FAMILY_PRESETS", "BASE_GPU_SPECS", "GENERIC_SIP", "DEFAULT_HW",
            "HW_PRESETS", "get_hardware", "is_hardware_file", "read_hardware_file", "spec_from_text",
            "resolve_hardware"]

@@ -99,4 +99,16 @@ def hf_repo(name: str) -> str | None:
     return repo if re.fullmatch(r"[\w.-]+/[\w.-]+", repo) else None
 
 
-__all__ = ["ModelPreset", "PRESETS", "DEFAULT_MODEL", "get_model", "hf_repo"]
+def as_model(model) -> ModelSpec:
+    """A ModelSpec from a spec, a preset entry (``PRESETS[name]``) or a preset name: the API's
+    functions take what users pass; anything else is a one-line error."""
+    if isinstance(model, ModelSpec):
+        return model
+    if isinstance(model, str):
+        return get_model(model)
+    if isinstance(getattr(model, "model", None), ModelSpec):
+        return model.model
+    raise InferSimError(f"model must be a ModelSpec or a model preset name, got {type(model).__name__}")
+
+
+__all__ = ["ModelPreset", "PRESETS", "DEFAULT_MODEL", "get_model", "hf_repo", "as_model"]

@@ -14,7 +14,7 @@ def _pd():
     try:
         import pandas as pd
     except ImportError:
-        raise InferSimError("tables need pandas: pip install 'infersim[ui]'") from None
+        raise InferSimError("tables need pandas: pip install 'infersim[data]' (or 'infersim[ui]')") from None
     return pd
 
 
@@ -35,6 +35,8 @@ def to_parquet(df, path: str | os.PathLike) -> str:
         import pyarrow
     except ImportError:
         raise InferSimError("Parquet output needs pyarrow: pip install 'infersim[data]'") from None
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise InferSimError(f"to_parquet needs a file path (str or os.PathLike), got {type(path).__name__}")
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):

@@ -30,11 +30,13 @@ configs at batch 1; non-power-of-two degrees win for e.g. GPT-J prefill on 60 of
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from infersim.errors import InferSimError
 from infersim.specs.hardware import HardwareSpec, Topology
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import (
@@ -50,6 +52,14 @@ from infersim.specs.parallel import (
     valid_tp,
 )
 from infersim.specs.workload import Workload
+
+#: Knob combinations per (degrees, micro-batches) row: kv_shard_mode × ffn_shard_scope ×
+#: tp_placement × cp_placement × cp_ring_variant.
+N_KNOB_COMBOS = 3 * 2 * 2 * 2 * 2
+#: Most raw configs a space may have (~400 bytes each while it is built and de-duplicated, so
+#: ~0.8 GB): the largest real searches (405B prefill on 256 PEs: 1.6 M) fit; a batch of 10^9 or
+#: a million-PE system is refused up front instead of exhausting memory.
+MAX_SPACE_CONFIGS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,7 @@ def microbatch_options(b: int, pp: int, wl: Workload) -> list[int]:
     distinct micro-batch size ⌈b/m⌉, and in prefill b·c for power-of-two chunk counts c."""
     if pp == 1:
         return [1]
-    ms = sorted({-(-b // q) for q in range(1, b + 1)})
+    ms = _ceil_quotients(b).tolist()
     if wl.is_prefill:
         c = 2
         while wl.new_tokens // c >= MIN_CHUNK_TOKENS:
@@ -84,10 +94,27 @@ def microbatch_options(b: int, pp: int, wl: Workload) -> list[int]:
     return ms
 
 
+def _ceil_quotients(b: int) -> np.ndarray:
+    """The distinct values of ⌈b/q⌉ for q = 1 … b, ascending, in O(√b) (not a loop over b): for
+    q ≤ r = ⌊√b⌋ each q may give a new value; beyond r consecutive values differ by at most 1
+    (b/q − b/(q+1) < 1 once q(q+1) > b), so they fill 1 … ⌈b/(r+1)⌉ without gaps."""
+    r = math.isqrt(b)
+    q = np.arange(1, r + 1, dtype=np.int64)
+    return np.union1d(-(-b // q), np.arange(1, -(-b // (r + 1)) + 1, dtype=np.int64))
+
+
+def _check_size(n: int, what: str) -> None:
+    """Refuse a space of more than :data:`MAX_SPACE_CONFIGS` raw configs (before it is built)."""
+    if n > MAX_SPACE_CONFIGS:
+        raise InferSimError(
+            f"the parallelism space exceeds the limit of {MAX_SPACE_CONFIGS:,} configs (about 1 GB) "
+            f"{what}; narrow it: a smaller batch, context or system (--batch, --s-kv, --nodes)")
+
+
 def _degree_tuples(model: ModelSpec, topo: Topology, wl: Workload) -> dict[str, np.ndarray]:
     opts = degree_options(model, topo, wl)
     n = topo.n_pes
-    rows = []
+    rows, n_rows = [], 0
     for tp in opts["tp"]:
         for pp in opts["pp"]:
             if tp * pp > n:
@@ -98,6 +125,8 @@ def _degree_tuples(model: ModelSpec, topo: Topology, wl: Workload) -> dict[str, 
                 cps = np.asarray(opts["cp"][: n // (tp * pp * dp)])
                 for ep in opts["ep"]:
                     ok = cps[(tp * cps * dp) % ep == 0]
+                    n_rows += len(ok)
+                    _check_size(n_rows * N_KNOB_COMBOS, "(counting the degree tuples alone)")
                     rows.append(np.column_stack([np.full(len(ok), tp), ok, np.full(len(ok), pp),
                                                  np.full(len(ok), dp), np.full(len(ok), ep)]))
     deg = np.concatenate(rows) if rows else np.empty((0, 5), dtype=np.int64)
@@ -106,10 +135,12 @@ def _degree_tuples(model: ModelSpec, topo: Topology, wl: Workload) -> dict[str, 
 
 def _with_microbatches(d: dict[str, np.ndarray], wl: Workload) -> dict[str, np.ndarray]:
     b = -(-wl.batch // d["dp"])
-    reps, ms = [], []
+    reps, ms, total = [], [], 0
     for i in range(len(b)):
         opts = microbatch_options(int(b[i]), int(d["pp"][i]), wl)
         reps.append(len(opts))
+        total += len(opts)
+        _check_size(total * N_KNOB_COMBOS, "(counting the micro-batch counts of pipeline configs)")
         ms.extend(opts)
     reps = np.asarray(reps)
     out = {k: np.repeat(v, reps) for k, v in d.items()}

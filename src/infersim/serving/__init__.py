@@ -12,6 +12,8 @@ This module gathers them for users (docs/serving.md).
 May import: :mod:`infersim.search`, :mod:`infersim.simulate` and every layer below them; never the
 layers above it (co-design, validation, the front ends).
 """
+from infersim.serving.capacity import CapacityResult, MaxRate, capacity_search, max_rate  # noqa: E402
+from infersim.serving.load import TrafficResult, simulate_traffic  # noqa: E402
 from infersim.serving.model import (
     BATCHING,
     DEFAULT_CHUNK_TOKENS,
@@ -21,12 +23,10 @@ from infersim.serving.model import (
     evaluate_serving,
     serve,
 )
-from infersim.serving.sla import ServingPoint, SLAResult, best_disaggregated, sla_search
-from infersim.specs.speculation import Speculation
-from infersim.serving.traffic import Lengths, Traffic, read_trace  # noqa: E402  (after sla: capacity uses it)
 from infersim.serving.scheduler import Scheduler  # noqa: E402
-from infersim.serving.load import TrafficResult, simulate_traffic  # noqa: E402
-from infersim.serving.capacity import CapacityResult, MaxRate, capacity_search, max_rate  # noqa: E402
+from infersim.serving.sla import ServingPoint, SLAResult, best_disaggregated, sla_search
+from infersim.serving.traffic import Lengths, Traffic, read_trace  # noqa: E402  (after sla: capacity uses it)
+from infersim.specs.speculation import Speculation
 
 __all__ = ["Request", "serve", "ServeResult", "ServingMetrics", "evaluate_serving", "sla_search",
            "SLAResult", "ServingPoint", "best_disaggregated", "BATCHING", "DEFAULT_CHUNK_TOKENS",

@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from infersim.errors import choice, require
+from infersim.errors import choice, require, short_repr
 from infersim.presets.runtime_presets import get_runtime
 from infersim.serving import speculative
 from infersim.serving.steps import prepared_terms  # noqa: F401  (re-exported for sla and users)
@@ -43,7 +43,7 @@ from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism, ParArrays
 from infersim.specs.speculation import Speculation
-from infersim.specs.workload import Workload
+from infersim.specs.workload import MAX_TOKENS, Workload
 
 BATCHING = ("continuous", "static")
 DEFAULT_CHUNK_TOKENS = 8192
@@ -171,7 +171,15 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
             f"chunk_tokens must be an integer >= 1, got {chunk_tokens!r}")
     spec = _speculation(speculation)
     rt = get_runtime(runtime)
-    rows = configs.with_batch(batches)
+    try:
+        b = np.asarray(batches)
+    except (TypeError, ValueError):
+        b = np.asarray([], dtype=object)
+    require(b.dtype.kind in "iu" and b.ndim <= 1 and (b.ndim == 0 or len(b) in (1, len(configs)))
+            and bool(np.all(b >= 1)) and bool(np.all(b <= MAX_TOKENS)),
+            f"batches must be integers in 1..{MAX_TOKENS} (one per config, or one for all), got "
+            f"{short_repr(batches)}")
+    rows = configs.with_batch(b)
     batch = rows.batch.astype(float)
     per_replica = np.ceil(batch / rows.dp)
     if spec is None:

@@ -28,7 +28,9 @@ from functools import lru_cache
 import numpy as np
 
 from infersim import cost
-from infersim.errors import InferSimError, choice, require
+from infersim.errors import InferSimError, choice, require, short_repr
+from infersim.presets.hardware_presets import as_hardware
+from infersim.presets.model_presets import as_model
 from infersim.presets.runtime_presets import get_runtime
 from infersim.search.pareto import pareto_front
 from infersim.search.space import parallelism_space
@@ -84,7 +86,8 @@ def _with_default_microbatches(rows: ParArrays) -> ParArrays:
 
 def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: Request,
               cap: int = DEFAULT_BATCH_CAP, runtime=None) -> np.ndarray:
-    """Most sequences (over all replicas) each config holds with full-length KV, ≤ ``cap``;
+    """Most sequences (over all replicas) each config holds with full-length KV, at most ``cap``
+    per replica (an engine's per-instance limit: DP8 under a cap of 2048 holds up to 16,384);
     0 where not even one sequence per replica fits. Memory is affine in sequences per replica,
     so two evaluations give it; the result is checked and stepped down where rounding lies."""
     wl = request.decode_full()
@@ -94,7 +97,7 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
                           wl).required_bytes(rt) for k in (1, 2)]
     slope = np.maximum(mem[1] - mem[0], 1.0)
     per_replica = np.floor((usable - mem[0]) / slope) + 1
-    per_replica = np.clip(per_replica, 0, np.maximum(cap // configs.dp, 0))
+    per_replica = np.clip(per_replica, 0, cap)
     out = (per_replica * configs.dp).astype(np.int64)
     for _ in range(3):          # workspace and micro-batches make memory only nearly affine
         ok = out > 0
@@ -351,8 +354,13 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
                        single_replica=single_replica)
     choice("objective", objective, OBJECTIVES)
     ttft_ms, tpot_ms = limit_ms("ttft_ms", ttft_ms), limit_ms("tpot_ms", tpot_ms)
-    require(isinstance(batch_cap, (int, np.integer)) and 1 <= batch_cap <= 1 << 20,
-            f"batch_cap must be an integer in 1..{1 << 20}, got {batch_cap!r}")
+    require(isinstance(batch_cap, (int, np.integer)) and not isinstance(batch_cap, (bool, np.bool_))
+            and 1 <= batch_cap <= 1 << 20,
+            f"batch_cap must be an integer in 1..{1 << 20} (sequences per replica), got {short_repr(batch_cap)}")
+    for name, flag in (("disaggregated", disaggregated), ("single_replica", single_replica)):
+        require(isinstance(flag, (bool, np.bool_)), f"{name} must be true or false, got {short_repr(flag)}")
+    model, hw = as_model(model), as_hardware(hw)
+    require(isinstance(request, Request), f"request must be a Request(isl=..., osl=...), got {short_repr(request)}")
     rt = get_runtime(runtime)
     t0 = time.perf_counter()
     rows, cfg, bmax = serving_rows(model, hw, request, batch_cap, rt, single_replica)
@@ -368,7 +376,7 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
         rows, more = concat([rows, extra]), evaluate(extra)
         res = {k: np.concatenate([res[k], more[k]]) for k in res}
     return _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
-                   disaggregated, t0, speculation)
+                   disaggregated, t0, speculation, batch_cap)
 
 
 def _score(r: SLAResult, objective: str) -> float:
@@ -393,7 +401,7 @@ def _best_k(model, hw, request, spec: Speculation, **kw) -> SLAResult:
 
 
 def _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
-            disaggregated, t0, speculation=None) -> SLAResult:
+            disaggregated, t0, speculation=None, batch_cap: int = DEFAULT_BATCH_CAP) -> SLAResult:
     """The best meeting row (or the nearest miss), the Pareto frontier and the split."""
     fits, meets = res["fits"], _meets(res, ttft_ms, tpot_ms)
     best = miss = None
@@ -415,19 +423,23 @@ def _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batc
                      best=best, nearest_miss=miss, pareto=_points(rows, res, meets, front),
                      disaggregated=dis, n_evaluated=len(rows), n_meeting=int(meets.sum()),
                      elapsed_s=time.perf_counter() - t0,
-                     limit=_limit_of(rows, res, best, ttft_ms, tpot_ms) if best else "",
+                     limit=_limit_of(rows, res, best, ttft_ms, tpot_ms, batch_cap) if best else "",
                      speculation=speculation)
 
 
-def _limit_of(rows: ParArrays, res: dict, best: ServingPoint, ttft_ms, tpot_ms) -> str:
+def _limit_of(rows: ParArrays, res: dict, best: ServingPoint, ttft_ms, tpot_ms,
+              batch_cap: int = DEFAULT_BATCH_CAP) -> str:
     """Why the best config does not serve more sequences: the next larger batch of the same
-    config breaks the TPOT or TTFT limit, or no larger batch fits in HBM."""
+    config breaks the TPOT or TTFT limit, the batch cap stops it, or no larger batch fits in HBM."""
     same = np.ones(len(rows), dtype=bool)
     for f in FIELDS:
         if f != "microbatches":
             same &= getattr(rows, f) == field_code(best.par, f)
     larger = np.flatnonzero(same & (rows.batch > best.batch))
     if not len(larger):
+        if -(-best.batch // best.par.dp) >= batch_cap:
+            return (f"batch cap: {batch_cap:,} sequences per replica (an engine's per-instance limit; "
+                    "batch_cap= / --batch-cap raises it)")
         return "memory: the KV cache of more full-length sequences does not fit in HBM"
     i = larger[np.argmin(rows.batch[larger])]
     nxt = int(rows.batch[i])

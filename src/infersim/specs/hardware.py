@@ -37,7 +37,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from infersim.errors import InferSimError, positive, require, short_repr
+from infersim.errors import _CONTROL, InferSimError, check_name, positive, require, short_repr
 
 #: The six co-design knobs (docs/physics.md, section 1).
 KNOBS: tuple[str, ...] = (
@@ -71,6 +71,12 @@ INTEGER_DTYPES = ("int8", "int4")
 #: Largest topology accepted (an NVL72 rack is 72 PEs, a TPU v5p pod 8,960): nothing downstream
 #: enumerates a million-PE space for hours.
 MAX_PES = 1_048_576
+#: Sane ranges of the numeric fields (by name prefix; the six knobs under "knob"): wide enough
+#: for any hypothetical part (a petabyte of HBM, 10^12 GB/s), narrow enough that no product of
+#: them overflows to inf or underflows to 0 (``peak_tflops_f16=1e-300`` gave NaN sensitivities).
+KNOB_RANGE = (1e-3, 1e12)
+_RANGE = {"knob": KNOB_RANGE, "alpha": (0.0, 1e12), "kerne": (0.0, 1e12),
+          "fp8_s": (1e-3, 1e3), "int8_": (1e-3, 1e3), "fp4_s": (1e-3, 1e3), "link_": (1e-3, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -132,15 +138,21 @@ class HardwareSpec:
     source: str = ""
 
     def __post_init__(self) -> None:
-        require(isinstance(self.name, str) and bool(self.name),
-                f"hardware name must be a non-empty string, got {short_repr(self.name)}")
-        require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
+        check_name("hardware", self.name)
+        for f in ("source", "family"):
+            v = getattr(self, f)
+            require(isinstance(v, str) and not _CONTROL.search(v) and len(v) <= 10_000,
+                    f"{f} must be a string of printable characters, got {short_repr(v)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
                           "fp8_speedup", "int8_speedup", "fp4_speedup", "int4_speedup", "fp32_acc_rate",
                           "link_eff"):
             value = getattr(self, f)
             require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
+            lo, hi = _RANGE.get(f[:5], _RANGE["knob"])
+            require(value == 0 or lo <= value <= hi,
+                    f"{f} must be in {lo:g}..{hi:g}, got {short_repr(value)} (outside any real or "
+                    "hypothetical part: products with it overflow or underflow)")
         for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
             value = getattr(self, f)
             require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_PES,
@@ -298,7 +310,8 @@ def check_keys(d: Any, where: str, extra: tuple[str, ...] = ()) -> None:
         if key not in valid:
             near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
             hint = f"did you mean '{near[0]}'? " if near else ""
-            raise InferSimError(f"{where}: unknown hardware field '{key}'; {hint}valid: {', '.join(valid)}")
+            raise InferSimError(f"{where}: unknown hardware field {short_repr(key)}; {hint}valid: "
+                                f"{', '.join(valid)}")
 
 
 def table_from(name: str, value: Any) -> tuple[tuple[float, float], ...]:
@@ -308,7 +321,7 @@ def table_from(name: str, value: Any) -> tuple[tuple[float, float], ...]:
         and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in p)
         for p in value)
     if not ok:
-        raise InferSimError(f"{name} must be a list of [size, efficiency] number pairs, got {value!r}"[:200])
+        raise InferSimError(f"{name} must be a list of [size, efficiency] number pairs, got {short_repr(value)}")
     return tuple((float(x), float(e)) for x, e in value)
 
 

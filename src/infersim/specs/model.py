@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from infersim.errors import choice, positive, require
+from infersim.errors import check_name, choice, positive, require, short_repr
 from infersim.specs.limits import LIMITS
 
 #: Bytes per value of each data type, block scales included:
@@ -121,7 +121,7 @@ class ModelSpec:
     expert_weight_dtype: str = ""
 
     def __post_init__(self) -> None:
-        require(isinstance(self.name, str) and bool(self.name), "model name must be a non-empty string")
+        check_name("model", self.name)
         self._check_numbers()
         self._check_flags_and_dtypes()
         self._check_moe()
@@ -131,9 +131,9 @@ class ModelSpec:
         for f, hi in LIMITS.items():
             value = getattr(self, f)
             require(isinstance(value, (int, np.integer)) and not isinstance(value, bool),
-                    f"{f} must be an integer, got {value!r}")
+                    f"{f} must be an integer, got {short_repr(value)}")
             lo = 1 if f in _REQUIRED else 0
-            require(lo <= value <= hi, f"{f} must be {'> 0' if lo else '>= 0'} and <= {hi:,}, got {value!r}")
+            require(lo <= value <= hi, f"{f} must be {'> 0' if lo else '>= 0'} and <= {hi:,}, got {short_repr(value)}")
         require(self.n_heads % self.n_kv_heads == 0,
                 f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({self.n_kv_heads})")
         if self.kv_lora_rank:
@@ -143,7 +143,7 @@ class ModelSpec:
 
     def _check_flags_and_dtypes(self) -> None:
         for f in ("gated_ffn", "tied_embeddings", "qkv_bias", "dense_bias", "attn_sinks"):
-            require(isinstance(getattr(self, f), bool), f"{f} must be true or false, got {getattr(self, f)!r}")
+            require(isinstance(getattr(self, f), bool), f"{f} must be true or false, got {short_repr(getattr(self, f))}")
         choice("norm", self.norm, ("rmsnorm", "layernorm"))
         choice("weight dtype", self.weight_dtype, WEIGHT_DTYPES)
         choice("activation dtype", self.act_dtype, ACT_DTYPES)

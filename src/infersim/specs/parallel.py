@@ -51,7 +51,7 @@ from typing import Sequence
 
 import numpy as np
 
-from infersim.errors import InferSimError, choice, require
+from infersim.errors import InferSimError, choice, require, short_repr
 
 KV_SHARD_MODES = ("head", "seq", "hybrid")
 FFN_SHARD_SCOPES = ("TP", "TP+CP")
@@ -82,11 +82,11 @@ class Parallelism:
         if self.microbatches is not None:
             m = self.microbatches
             require(isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1,
-                    f"microbatches must be an integer >= 1, got {m!r}")
+                    f"microbatches must be an integer >= 1, got {short_repr(m)}")
         for f in ("tp", "pp", "dp", "cp", "ep"):
             v = getattr(self, f)
             require(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1,
-                    f"{f} must be an integer >= 1, got {v!r}")
+                    f"{f} must be an integer >= 1, got {short_repr(v)}")
         choice("kv_shard_mode", self.kv_shard_mode, KV_SHARD_MODES)
         choice("ffn_shard_scope", self.ffn_shard_scope, FFN_SHARD_SCOPES)
         choice("tp_placement", self.tp_placement, TP_PLACEMENTS)

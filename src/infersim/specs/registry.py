@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Generic, Iterator, TypeVar
 
-from infersim.errors import InferSimError
+from infersim.errors import InferSimError, short_repr
 
 T = TypeVar("T")
 
@@ -20,12 +20,12 @@ class Registry(Generic[T]):
 
     def register(self, name: str, loader: Callable[[], T] | T) -> None:
         if name in self._loaders:
-            raise InferSimError(f"duplicate {self.kind} {name!r}")
+            raise InferSimError(f"duplicate {self.kind} {short_repr(name)}")
         self._loaders[name] = loader if callable(loader) else (lambda v=loader: v)
 
     def get(self, name: str) -> T:
         if name not in self._loaders:
-            raise InferSimError(f"unknown {self.kind} {name!r}; valid: {', '.join(self._loaders)}")
+            raise InferSimError(f"unknown {self.kind} {short_repr(name)}; valid: {', '.join(self._loaders)}")
         if name not in self._cache:
             self._cache[name] = self._loaders[name]()
         return self._cache[name]

@@ -54,8 +54,7 @@ def sidebar_model() -> ModelSpec:
     sb.header("Model")
     choice = w.select(sb, "Model preset", list(PRESETS) + [UPLOAD], "model", DEFAULT_MODEL)
     if choice == UPLOAD:
-        up = sb.file_uploader("HuggingFace config.json", type=["json"], key="config_upload",
-                              help=w.HELP["config_upload"])
+        up = w.uploader(sb, "HuggingFace config.json", "config_upload", ["json"], "config_upload")
         if up is None:
             raise InferSimError("upload a HuggingFace config.json, or pick a preset")
         # content only, never a path: an upload must not open (or probe for) a server file
@@ -76,8 +75,8 @@ def sidebar_hardware() -> tuple[HardwareSpec, HardwareSpec]:
     sb.header("Hardware")
     choice = w.select(sb, "Hardware preset", list(HW_PRESETS) + [UPLOAD_HW], "hw", DEFAULT_HW)
     if choice == UPLOAD_HW:
-        up = sb.file_uploader("Hardware file (.toml, .json, .yaml)", type=["toml", "json", "yaml", "yml"],
-                              key="hw_upload", help=w.HELP["hw_upload"])
+        up = w.uploader(sb, "Hardware file (.toml, .json, .yaml)", "hw_upload", ["toml", "json", "yaml", "yml"],
+                        "hw_upload")
         if up is None:
             raise InferSimError("upload a hardware file (.toml/.json/.yaml, see docs/hardware.md), "
                                 "or pick a preset")

@@ -71,7 +71,7 @@ def _pin_export(up) -> None:
     if up.file_id in done:
         return
     done.add(up.file_id)
-    job, out, old = rerun(up.getvalue(), up.name)
+    job, out, old = rerun(up.getvalue(), up.name, front_end="ui")
     same = "same answer as the export" if out.answer == old.get("answer") else "the answer differs from the export"
     r = out.result
     if job.kind == "simulate":
@@ -125,8 +125,8 @@ def _actions(pins: list[dict]) -> None:
 
 def render(inp) -> None:
     card = w.card(TAB)
-    up = st.file_uploader("Re-run an exported result (JSON) and pin it", type=["json"], key="export_upload",
-                          help=w.HELP["export_upload"])
+    up = w.guarded(card, w.uploader, st, "Re-run an exported result (JSON) and pin it", "export_upload",
+                   ["json"], "export_upload")
     if up is not None:
         w.guarded(card, _pin_export, up)
     if (msg := state.flash()):

@@ -126,3 +126,24 @@ def download_json(where, make: Callable[[], str], file_name: str, key: str) -> N
 
 def download_csv(where, label: str, make: Callable[[], str], file_name: str, key: str, help: str) -> None:
     where.download_button(label, make, file_name, "text/csv", key=key, on_click="ignore", help=help)
+
+
+#: Largest upload (MB) any uploader takes: config.json, hardware files and exports are a few KB.
+#: ``infersim ui`` also passes it as ``--server.maxUploadSize``; this holds under a plain
+#: ``streamlit run app.py`` too (Streamlit's default is 200 MB).
+MAX_UPLOAD_MB = 1
+
+
+def uploader(where, label: str, key: str, types: Sequence[str], help_key: str):
+    """``file_uploader`` capped at :data:`MAX_UPLOAD_MB` in the app itself: the browser refuses a
+    larger file where Streamlit supports a per-widget cap, and a larger upload is an error here
+    either way."""
+    import inspect
+
+    kw = {"max_upload_size": MAX_UPLOAD_MB} if "max_upload_size" in inspect.signature(
+        where.file_uploader).parameters else {}
+    up = where.file_uploader(label, type=list(types), key=key, help=HELP[help_key], **kw)
+    if up is not None and up.size > MAX_UPLOAD_MB * 2**20:
+        raise InferSimError(f"{up.name} is too large ({up.size / 2**20:.1f} MB); uploads are at most "
+                            f"{MAX_UPLOAD_MB} MB (a config.json, hardware file or export is a few KB)")
+    return up

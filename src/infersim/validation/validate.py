@@ -21,9 +21,9 @@ import numpy as np
 
 from infersim.presets.hardware_presets import HW_PRESETS
 from infersim.presets.model_presets import PRESETS
+from infersim.validation.data import published
 from infersim.validation.data.measurements import EXCLUDED_ROWS, ROWS
 from infersim.validation.data.measurements import SOURCES as STEP_SOURCES
-from infersim.validation.data import published
 from infersim.validation.data.serving_measurements import SERVING_ROWS, SERVING_SOURCES
 from infersim.validation.fit import Fit, at_bound, fit, prior_params, stored_params
 from infersim.validation.harness import Harness
