@@ -5,9 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from infersim.cli.common import (
-    add_hw_args,
-    add_model_args,
-    add_runtime_arg,
+    add_request_args,
     console,
     emit_json,
     finite_float,
@@ -85,12 +83,7 @@ def load_scheduler(args):
 
 def add_parser(sub) -> None:
     p = sub.add_parser("capacity", help="fewest PEs serving a request rate at p99 TTFT/TPOT limits")
-    add_runtime_arg(p)
-    add_model_args(p)
-    add_hw_args(p)
-    p.add_argument("--isl", type=positive_int(), default=2048, help="mean input tokens per request")
-    p.add_argument("--osl", type=positive_int(), default=512, help="mean output tokens per request")
-    p.add_argument("--prefix-hit", type=finite_float, default=0.0, help="fraction of the prompt in a prefix cache")
+    add_request_args(p)
     p.add_argument("--ttft-p99-ms", type=finite_float, default=None, help="TTFT limit at --percentile (ms)")
     p.add_argument("--tpot-p99-ms", type=finite_float, default=None, help="TPOT limit at --percentile (ms)")
     add_traffic_args(p, rate_required=True)

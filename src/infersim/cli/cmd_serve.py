@@ -7,9 +7,7 @@ from rich.table import Table
 
 from infersim.cli.cmd_capacity import add_traffic_args, load_scheduler, load_traffic
 from infersim.cli.common import (
-    add_hw_args,
-    add_model_args,
-    add_runtime_arg,
+    add_request_args,
     console,
     emit_json,
     finite_float,
@@ -29,12 +27,7 @@ def add_parser(sub) -> None:
     from infersim.serving.sla import DEFAULT_BATCH_CAP, OBJECTIVES
 
     p = sub.add_parser("serve", help="best deployment for requests under a TTFT/TPOT SLA")
-    add_runtime_arg(p)
-    add_model_args(p)
-    add_hw_args(p)
-    p.add_argument("--isl", type=positive_int(), default=2048, help="mean input tokens per request")
-    p.add_argument("--osl", type=positive_int(), default=512, help="mean output tokens per request")
-    p.add_argument("--prefix-hit", type=finite_float, default=0.0, help="fraction of the prompt in a prefix cache")
+    add_request_args(p)
     p.add_argument("--ttft-ms", type=finite_float, default=None, help="time-to-first-token limit (ms)")
     p.add_argument("--tpot-ms", type=finite_float, default=None, help="time-per-output-token limit (ms)")
     p.add_argument("--objective", default="tok_s_per_pe", help=" | ".join(OBJECTIVES))

@@ -152,6 +152,17 @@ def add_runtime_arg(p: argparse.ArgumentParser) -> None:
                         "host launches, per-step and per-sequence host cost")
 
 
+
+def add_request_args(p: argparse.ArgumentParser) -> None:
+    """The deployment and request shape every serving command takes: runtime, model, hardware,
+    mean input / output tokens and the prefix-cache hit fraction."""
+    add_runtime_arg(p)
+    add_model_args(p)
+    add_hw_args(p)
+    p.add_argument("--isl", type=positive_int(), default=2048, help="mean input tokens per request")
+    p.add_argument("--osl", type=positive_int(), default=512, help="mean output tokens per request")
+    p.add_argument("--prefix-hit", type=finite_float, default=0.0, help="fraction of the prompt in a prefix cache")
+
 def load_model(args) -> ModelSpec:
     """The ``--config`` file (it wins over ``--model``, with a warning when both are given) or the
     ``--model`` preset, with any ``--*-dtype`` override (an empty one is an error)."""
