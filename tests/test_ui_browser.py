@@ -88,7 +88,14 @@ def test_codesign_tab_renders_pareto_chart(server, browser, tmp_path):
 
 
 def _pin_current(page, expected: str) -> None:
-    page.get_by_role("button", name="Pin to Compare").click()
+    # while Streamlit re-renders, the previous run's button can still be in the page beside the
+    # new one: wait until one is left, then click it
+    button = page.get_by_role("button", name="Pin to Compare")
+    for _ in range(300):
+        if button.count() == 1:
+            break
+        page.wait_for_timeout(100)
+    button.click()
     page.get_by_text(f"pinned to Compare: Simulate: {expected}").first.wait_for(timeout=30_000)
 
 
