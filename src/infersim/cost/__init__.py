@@ -87,13 +87,13 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
             local, across = coll_calls.setdefault(kind, (np.zeros(g.n), np.zeros(g.n)))
             coll_calls[kind] = (local + calls * ~net, across + calls * net)
     ring = next(b.ring for b in blocks if b.ring is not None)
-    first, last = stage_shares(model, g)
+    stages = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])
     return Terms(hw=hw, par=par, prefill=g.prefill, ops=ops,
                  attn_index=[o.name for o in ops].index(ring.op),
                  comms={k: c for k, c in comms.items() if c.comms()},
                  ring_step=ring.step, ring_mult=ring.mult, cp=g.cp, m=g.m, pp=g.pp,
-                 kernels=kernels, coll_calls=coll_calls, stage_first=first, stage_last=last,
+                 kernels=kernels, coll_calls=coll_calls, stages=stages,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
                  seqs=g.b_all * g.ones(), mem_parts=parts)
 

@@ -176,12 +176,12 @@ def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
         out["latency"] = out["period"] = A + fixed
         return out
     stages = []
-    for share in (terms.stage_first, terms.stage_last):
+    for share in terms.stages:
         stages.append(sum(share[k] * t for k, t in kind_t.items()))
         if host_ns:
             host_stage = np.maximum(host_stage, sum(share[k] * terms.kernels[k] for k in KINDS)
                                     * host_ns)
-    S = np.maximum(np.maximum(stages[0], stages[1]), host_stage)
+    S = np.maximum(np.maximum.reduce(stages), host_stage)
     m, multi = terms.m, terms.pp > 1
     if terms.prefill:
         out["bubble"] = (m - 1.0) * S

@@ -1,15 +1,21 @@
 """Pipeline block and the per-stage view: the (pp − 1) point-to-point sends of a micro-batch's
-activations, how many layers of each kind the first and the last stage hold, and memory per PE
-as that of the larger of the two.
+activations, how many layers of each kind every stage holds, and memory per PE as that of the
+heaviest stage.
 
-Stages hold L/pp consecutive layers. DeepSeek's ``first_k_dense`` dense-FFN layers come first,
-so a stage's weight and time are monotone in its index apart from the embedding (first stage)
-and the LM head (last stage): the largest and the slowest stage is the first or the last, and
-only those two are costed. Interleaved MoE layers (Llama 4 Maverick's every other layer) are
-counted from the layer mask; their stages differ by at most one MoE layer, which the first and
-the last stage bound as well unless pp splits the pattern unevenly in the middle.
+Stage s of pp holds layers [s·L/pp, (s+1)·L/pp) (fractional layers pro rata where pp does not
+divide L). Layers differ by kind — dense or MoE FFN (DeepSeek's ``first_k_dense`` first, Llama 4
+Maverick's every other layer, any ``moe_layer_mask``) and attention span (full, sliding or chunked
+layers cache different contexts, ``layer_types``) — so stages differ in weights, KV cache and time,
+and the first stage also holds the embedding, the last the LM head.
+
+* memory per PE is that of the heaviest stage over **every** stage (weights + KV cache);
+* the slowest stage, which sets the pipeline's period, is searched among the first, the last and
+  the middle stages with the most and the fewest MoE layers: a middle stage's time is linear in
+  its MoE-layer count (its layer count is fixed), so one of those two is the slowest middle stage.
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
@@ -26,55 +32,111 @@ def pipeline(model: ModelSpec, g: Geometry) -> Block:
     return blk
 
 
-def stage_layers(model: ModelSpec, pp: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Layers of each kind in (the first, the last) stage: stage s holds layers [s·L/pp,
-    (s+1)·L/pp) and counts the MoE layers of ``model.moe_layer_mask`` in that range (fractional
-    layers where pp does not divide L)."""
+def _cumulative(model: ModelSpec, context: float) -> dict[str, np.ndarray]:
+    """Per kind, the count over the first x layers for x = 0..L: "all" layers, "moe" and "dense"
+    FFN layers, and "kv" — each layer's cached tokens relative to the layer mean (so a stage's KV
+    cache is its "kv" count times the mean layer's)."""
+    L = model.n_layers
+    moe = np.asarray(model.moe_layer_mask, dtype=float) if model.is_moe else np.zeros(L)
+    span = np.array([float(np.asarray(model.attention_span(t, context))) for t in (model.layer_types or ("full",) * L)])
+    kv = span / span.mean() if span.mean() > 0 else np.ones(L)
+    cum = lambda v: np.concatenate([[0.0], np.cumsum(v)])  # noqa: E731
+    return {"all": cum(np.ones(L)), "dense": cum(1.0 - moe), "moe": cum(moe), "kv": cum(kv)}
+
+
+@lru_cache(maxsize=1024)
+def stage_counts(model: ModelSpec, pp: int, context: float = 0.0) -> dict[str, np.ndarray]:
+    """Per kind (see :func:`_cumulative`), the count in each of the ``pp`` stages: (pp,) arrays
+    (cached: read them, do not write to them)."""
     L = float(model.n_layers)
-    Lp = L / pp
-    # moe_upto(x): MoE layers among the first x layers, linear inside a layer
-    cum = np.concatenate([[0.0], np.cumsum(np.asarray(model.moe_layer_mask, dtype=float))]) \
-        if model.is_moe else np.zeros(model.n_layers + 1)
-    moe_upto = lambda x: np.interp(x, np.arange(model.n_layers + 1.0), cum)  # noqa: E731
-    moe_first, moe_last = moe_upto(Lp), cum[-1] - moe_upto(L - Lp)
-    return {"all": (Lp, Lp), "dense": (Lp - moe_first, Lp - moe_last),
-            "moe": (moe_first, moe_last)}
+    edges = np.arange(pp + 1) * L / pp
+    grid = np.arange(model.n_layers + 1.0)
+    return {k: np.diff(np.interp(edges, grid, c)) for k, c in _cumulative(model, context).items()}
 
 
-def stage_shares(model: ModelSpec, g: Geometry) -> tuple[dict, dict]:
-    """Share of each kind's occurrences that runs in the first and in the last stage."""
-    totals = {"all": float(model.n_layers), "dense": float(model.n_dense_layers),
-              "moe": float(model.n_moe_layers)}
-    first, last = {}, {}
-    for kind, (f, la) in stage_layers(model, g.pp).items():
-        t = totals[kind]
-        first[kind] = f / t * g.ones() if t else np.zeros(g.n)
-        last[kind] = la / t * g.ones() if t else np.zeros(g.n)
-    single = (g.pp == 1).astype(float)
-    first.update(first=np.ones(g.n), last=single, pipe=np.zeros(g.n))
-    last.update(first=single, last=np.ones(g.n), pipe=np.zeros(g.n))
-    return first, last
+def stage_layers(model: ModelSpec, pp: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Layers of each kind in (the first, the last) stage, per config."""
+    pp = np.asarray(pp, dtype=float)
+    out = {k: (np.zeros(len(pp)), np.zeros(len(pp))) for k in ("all", "dense", "moe")}
+    for p in np.unique(pp):
+        sel, counts = pp == p, stage_counts(model, int(p))
+        for k in out:
+            out[k][0][sel], out[k][1][sel] = counts[k][0], counts[k][-1]
+    return out
+
+
+def _slowest_candidates(model: ModelSpec, p: int) -> np.ndarray:
+    """The stages of ``p`` whose time can be the slowest: (first, last, the middle stage with
+    the most MoE layers, the one with the fewest)."""
+    moe = stage_counts(model, p)["moe"]
+    mid = np.arange(1, p - 1) if p > 2 else np.array([0])
+    return np.array([0, p - 1, mid[np.argmax(moe[mid])], mid[np.argmin(moe[mid])]])
+
+
+SHARE_KINDS = ("all", "dense", "moe", "first", "last")
+
+
+def stage_shares(model: ModelSpec, g: Geometry) -> list[dict]:
+    """For each stage that can be the slowest (:func:`_slowest_candidates`), the share of each
+    kind's occurrences that runs in it: a (candidate, kind) table per distinct pp, gathered."""
+    totals = np.array([model.n_layers, model.n_dense_layers, model.n_moe_layers], dtype=float)
+    pp = np.asarray(g.pp * g.ones(), dtype=float)
+    ps, inv = np.unique(pp, return_inverse=True)
+    table = np.zeros((len(ps), 4, len(SHARE_KINDS)))
+    for i, p in enumerate(ps):
+        counts, picks = stage_counts(model, int(p)), _slowest_candidates(model, int(p))
+        layers = np.stack([counts[k][picks] for k in ("all", "dense", "moe")], axis=1)
+        table[i, :, :3] = np.divide(layers, totals, out=np.zeros_like(layers), where=totals > 0)
+        table[i, :, 3], table[i, :, 4] = picks == 0, picks == int(p) - 1
+    out = []
+    # without interleaved MoE layers a stage's MoE count grows along the pipeline: the first and the
+    # last stage bound every middle one, and only they are carried (evaluation sums each one)
+    for j in range(4 if model.moe_layer_step > 1 else 2):
+        shares = {k: table[inv.ravel(), j, c] for c, k in enumerate(SHARE_KINDS)}
+        shares["pipe"] = np.zeros(g.n)
+        out.append(shares)
+    return out
+
+
+def _uneven(model: ModelSpec) -> bool:
+    """Whether a middle stage can outweigh both end stages: interleaved MoE layers or layers of
+    different attention spans (otherwise the end stages, which add the embedding or the head to
+    the same or more MoE layers, are the heaviest)."""
+    return model.moe_layer_step > 1 or len(set(model.layer_types)) > 1
 
 
 def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, np.ndarray]:
-    """The larger of the first and the last stage: its layers' weights and KV cache plus the
-    once-per-model weights it holds, the largest live activation set and the resident buffers."""
+    """The heaviest stage over every stage: its layers' weights and KV cache (each layer's own
+    attention span) plus the once-per-model weights it holds, the largest live activation set and
+    the resident buffers."""
     per_layer: dict[str, np.ndarray] = {}
     for m in mems:
         for kind, w in m.per_layer.items():
             per_layer[kind] = per_layer.get(kind, 0.0) + w
-    layers = stage_layers(model, g.pp)
-    kv = sum(m.kv_per_layer for m in mems)
-    single = sum(m.single for m in mems)
-    stages = []
-    for s, once in ((0, sum(m.first for m in mems)), (1, sum(m.last for m in mems))):
-        w = np.where(g.pp == 1, single, once)
-        for kind, wk in per_layer.items():
-            w = w + layers[kind][s] * wk
-        stages.append((w * g.ones(), layers["all"][s] * kv * g.ones()))
-    pick = stages[0][0] + stages[0][1] >= stages[1][0] + stages[1][1]
+    ones = g.ones()
+    kv = sum(m.kv_per_layer for m in mems) * ones
+    single, first, last = (sum(getattr(m, f) for m in mems) * ones for f in ("single", "first", "last"))
+    per_layer = {k: w * ones for k, w in per_layer.items()}
+    pp = np.asarray(g.pp * ones, dtype=float)
+    weights, kv_cache = np.zeros(g.n), np.zeros(g.n)
+    kinds = list(per_layer)
+    for p in np.unique(pp):
+        sel, counts = pp == p, stage_counts(model, int(p), g.ctx)
+        # one row per stage: (holds the first-stage weights, the last's, its layer counts, its KV
+        # count); stages repeat, so only the distinct rows are costed (sweeps hold 10^6 configs)
+        is_first = np.arange(int(p)) == 0
+        is_last = np.arange(int(p)) == int(p) - 1
+        rows = np.column_stack([is_first, is_last, *(counts[k] for k in kinds), counts["kv"]])
+        rows = np.unique(rows, axis=0) if _uneven(model) else rows[[0, -1]]
+        if int(p) == 1:
+            once = single[sel][:, None] * np.ones(len(rows))
+        else:
+            once = rows[None, :, 0] * first[sel][:, None] + rows[None, :, 1] * last[sel][:, None]
+        w = once + sum(rows[None, :, 2 + j] * per_layer[k][sel][:, None] for j, k in enumerate(kinds))
+        c = rows[None, :, -1] * kv[sel][:, None]
+        top = np.argmax(w + c, axis=1)
+        at = np.arange(len(top))
+        weights[sel], kv_cache[sel] = w[at, top], c[at, top]
     acts = [a for m in mems for a in m.activations]
     workspace = np.maximum.reduce(acts) + sum(m.buffers for m in mems)
-    return {"weights": np.where(pick, stages[0][0], stages[1][0]),
-            "kv_cache": np.where(pick, stages[0][1], stages[1][1]),
-            "workspace": workspace * g.ones()}
+    return {"weights": weights, "kv_cache": kv_cache, "workspace": workspace * ones}

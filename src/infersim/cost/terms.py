@@ -156,8 +156,7 @@ class Terms:
     pp: np.ndarray
     kernels: dict[str, np.ndarray]        # launches per micro-batch traversal, by kind
     coll_calls: dict[str, tuple[np.ndarray, np.ndarray]]   # collective calls by kind: (in a node, across nodes)
-    stage_first: dict[str, np.ndarray]    # share of each kind's time in the first stage
-    stage_last: dict[str, np.ndarray]     # ... in the last stage
+    stages: list[dict[str, np.ndarray]]   # per stage that can be the slowest: each kind's share in it
     mem_bytes: np.ndarray
     seqs: np.ndarray                      # sequences per replica a step advances (host work per sequence)
     mem_parts: dict[str, np.ndarray] = field(default_factory=dict)
@@ -174,7 +173,7 @@ class Terms:
                      ring_step=self.ring_step.take(idx), ring_mult=self.ring_mult[idx],
                      cp=self.cp[idx], m=self.m[idx], pp=self.pp[idx], kernels=sub(self.kernels),
                      coll_calls={k: (_take(a, idx), _take(b, idx)) for k, (a, b) in self.coll_calls.items()},
-                     stage_first=sub(self.stage_first), stage_last=sub(self.stage_last),
+                     stages=[sub(st) for st in self.stages],
                      mem_bytes=self.mem_bytes[idx], seqs=self.seqs[idx], mem_parts=sub(self.mem_parts))
 
     def required_bytes(self, runtime=None) -> np.ndarray:
