@@ -19,7 +19,7 @@ KNOWN_GAPS: tuple[str, ...] = (
     "(ROCm paged attention at large batch x context, or vLLM's host work per sequence on ROCm).",
     "B200 / GB200 FP4 maximum-throughput rows are predicted ~14% too fast (signed); no Blackwell "
     "micro-benchmark pins its fp4 GEMM and weight-streaming maxima.",
-    "PCIe and consumer parts: L40S rows are scored; RTX PRO 6000, RTX 3090, GH200, GB300 and DGX Spark "
+    "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
     "rows have no preset yet (listed above as not expressed).",
     "TTFT under load in continuous-batching engines: rows whose concurrency exceeds the KV capacity "
     "measure a queue and are not scored (infersim.serving.load simulates the queue; not yet validated "

@@ -50,7 +50,7 @@ GPU_PRESET = {
     ("A100-SXM4-80GB", 1): "A100-SXM x8", ("B200-SXM-180GB", 1): "B200 x8", ("B200-SXM-180GB", 2): "B200 2x8 (IB)",
     ("GB200-192GB", 1): "GB200 NVL72", ("MI300X-192GB", 1): "MI300X x8", ("MI325X", 1): "MI325X x8",
     ("MI355X", 1): "MI355X x8", ("L40S-48GB", 1): "L40S x8", ("H100-PCIe-80GB", 1): "H100 PCIe x8",
-    ("H20-96GB", 1): "H20 x8", ("A10G-24GB", 1): "A10G x4", ("RTX-4090-24GB", 1): "RTX 4090 x2",
+    ("H20-96GB", 1): "H20 x8", ("GH200-96GB", 1): "GH200 96GB x1", ("A10G-24GB", 1): "A10G x4", ("RTX-4090-24GB", 1): "RTX 4090 x2",
 }
 #: (weights, KV cache) dtypes -> infersim dtype code (activations follow the weights' GEMM path).
 DTYPE_CODE = {("bf16", "bf16"): "16", ("fp16", "fp16"): "16", ("fp8", "fp8"): "fp8", ("fp8", "bf16"): "fp8kv16",
