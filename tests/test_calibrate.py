@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from infersim.cli import main
-from infersim.errors import InferSimError
 from infersim.presets.hardware_presets import HW_PRESETS, resolve_hardware
 from infersim.presets.runtime_presets import RUNTIMES, resolve_runtime
 from infersim.specs.efficiency import calibrate as scale

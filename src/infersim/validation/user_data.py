@@ -38,7 +38,13 @@ from infersim.presets.model_presets import PRESETS
 from infersim.presets.runtime_presets import RUNTIMES, resolve_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.runtime import Runtime
-from infersim.validation.data.published import DTYPE_CODE, GPU_PRESET, MODEL_PRESET, _metric, runtime_of_engine
+from infersim.validation.data.published import (
+    DTYPE_CODE,
+    GPU_PRESET,
+    MODEL_PRESET,
+    _metric,
+    runtime_of_engine,
+)
 from infersim.validation.rows import DTYPES, Measurement
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
