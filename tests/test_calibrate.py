@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from infersim.cli import main
+from infersim.errors import InferSimError
 from infersim.presets.hardware_presets import HW_PRESETS, resolve_hardware
 from infersim.presets.runtime_presets import RUNTIMES, resolve_runtime
 from infersim.specs.efficiency import calibrate as scale
@@ -148,3 +149,69 @@ def test_cli_answer_first(tmp_path, capsys):
     assert out[1].startswith("fitted: ") and any(line.startswith("not pinned") for line in out)
     assert (tmp_path / "s.toml").exists() and (tmp_path / "s.hw.toml").exists()
     assert np.isfinite(resolve_runtime(str(tmp_path / "s.toml")).seq_ns)
+
+
+# ----- importers of engine benchmark files ------------------------------------------------------------
+
+
+def _fixture(name):
+    from pathlib import Path
+    return Path(__file__).parent / "fixtures" / "engine_bench" / name
+
+
+def test_vllm_serving_result_imports():
+    d = load_user_data(_fixture("vllm_serving_c16.json"), hw="H100-SXM x8")
+    assert d.runtime.name == "vllm" and {r.model for r in d.rows} == {"Llama 3.1 8B"}
+    by = {r.metric: r for r in d.rows}
+    assert by["tpot_ms"].value == 9.6 and by["ttft_ms"].value == 45.1 and by["tok_s_total"].value == 1600.0
+    assert {(r.batch, r.isl, r.osl, r.batching) for r in d.rows} == {(16, 1024, 256, "continuous")}
+
+
+def test_sglang_jsonl_imports_each_run_with_model_from_the_command_line():
+    d = load_user_data(_fixture("sglang_bench_serving.jsonl"), hw="H100-SXM x8", defaults={"model": "Llama 3.1 8B"})
+    assert d.runtime.name == "sglang" and len(d.rows) == 6
+    assert sorted({r.batch for r in d.rows}) == [8, 64]
+    assert {r.value for r in d.rows if r.metric == "tok_s_total"} == {1021.4, 6301.5}
+
+
+def test_trtllm_bench_report_imports():
+    d = load_user_data(_fixture("trtllm_bench_report.json"), hw="H100-SXM x8")
+    assert d.runtime.name == "trtllm"
+    r = {x.metric: x for x in d.rows}
+    assert r["tok_s_total"].value == 13298.7 and r["tpot_ms"].value == 36.7 and r["ttft_ms"].value == 1830.0
+    assert r["tpot_ms"].dtypes == "fp8" and r["tpot_ms"].batch == 512 and (r["tpot_ms"].isl, r["tpot_ms"].osl) == (1024, 1024)
+
+
+def test_genai_perf_csv_imports_concurrency_from_its_name():
+    d = load_user_data(_fixture("profile_export_genai_perf-concurrency32.csv"), hw="H100-SXM x8",
+                       runtime="vllm", defaults={"model": "Llama 3.1 8B"})
+    r = {x.metric: x for x in d.rows}
+    assert r["tpot_ms"].value == 11.4 and r["ttft_ms"].value == 61.2 and r["tok_s_total"].value == 2760.3
+    assert {(x.batch, x.isl, x.osl) for x in d.rows} == {(32, 2048, 256)}
+
+
+def test_genai_perf_without_concurrency_asks_for_it(tmp_path):
+    text = _fixture("profile_export_genai_perf-concurrency32.csv").read_text()
+    (tmp_path / "export.csv").write_text(text)
+    with pytest.raises(InferSimError, match="--concurrency"):
+        load_user_data(tmp_path / "export.csv", hw="H100-SXM x8", runtime="vllm", defaults={"model": "Llama 3.1 8B"})
+    d = load_user_data(tmp_path / "export.csv", hw="H100-SXM x8", runtime="vllm",
+                       defaults={"model": "Llama 3.1 8B", "batch_or_concurrency": 4})
+    assert {x.batch for x in d.rows} == {4}
+
+
+def test_rate_limited_run_is_refused(tmp_path):
+    d = json.loads(_fixture("vllm_serving_c16.json").read_text())
+    d.update(max_concurrency=None, request_rate=4.0)
+    (tmp_path / "rate.json").write_text(json.dumps(d))
+    with pytest.raises(InferSimError, match="no fixed concurrency"):
+        load_user_data(tmp_path / "rate.json", hw="H100-SXM x8")
+
+
+def test_cli_calibrates_from_an_engine_file(tmp_path, capsys):
+    assert main(["calibrate", str(_fixture("sglang_bench_serving.jsonl")), "--hw", "H100-SXM x8",
+                 "--model", "Llama 3.1 8B", "--out", str(tmp_path / "sg.toml"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["answer"].startswith("Calibrated H100-SXM x8 + sglang from 6 rows")
+    assert out["scheme"] == "leave-one-row-out" and len(out["per_row"]) == 6
+    assert resolve_runtime(out["runtime_file"]).name == "sg"

@@ -19,6 +19,8 @@ def add_parser(sub) -> None:
                    help="base runtime: a profile or a runtime file (default: the rows' engine)")
     p.add_argument("--model", default=None, help="model for rows that do not name one (engine benchmark files)")
     p.add_argument("--tp", type=positive_int(1 << 16), default=None, help="TP for rows that do not state it")
+    p.add_argument("--concurrency", type=positive_int(1 << 24), default=None,
+                   help="concurrency for runs whose file does not state it (genai-perf CSV)")
     p.add_argument("--rows", action="store_true", help="also print every row: measured, before, after, held out")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
@@ -27,7 +29,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from infersim.validation.calibrate import calibrate_file
 
-    defaults = {k: v for k, v in (("model", args.model), ("tp", args.tp)) if v is not None}
+    defaults = {k: v for k, v in (("model", args.model), ("tp", args.tp),
+                                               ("batch_or_concurrency", args.concurrency)) if v is not None}
     cal = calibrate_file(args.measurements, hw=args.hw, runtime=args.runtime, defaults=defaults)
     rt_path, hw_path = cal.write(args.out, args.hw_out)
     if args.json:

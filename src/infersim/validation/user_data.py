@@ -198,6 +198,8 @@ def _row(d: dict, where: str, model: tuple, hw_name: str, source: str) -> Measur
     if batching not in ("static", "continuous"):
         raise InferSimError(f"{where}: batching must be static or continuous, got {short_repr(batching)}")
     conc = d.get("batch_or_concurrency", d.get("concurrency", d.get("batch", 0 if batching == "continuous" else 1)))
+    if conc is None:
+        raise InferSimError(f"{where}: the file does not say the benchmark's concurrency: pass --concurrency N")
     ints = {k: _int({**d, "batch_or_concurrency": conc}, k, 1, where) for k in ("tp", "pp", "ep", "dp")}
     batch = _int({"batch_or_concurrency": conc}, "batch_or_concurrency", 0, where)
     isl, osl = (_int(d, k, -1, where) if k in d else -1 for k in ("isl", "osl"))
@@ -232,7 +234,9 @@ def user_data(records: list[dict], where: str, hw: str | HardwareSpec | None = N
     """The records as Measurements on one base hardware and runtime: ``hw`` / ``runtime``
     (a name, file or spec) when given, else the one the rows name (``engine`` picks the
     profile; ``cuda-graphs`` when none does). ``defaults`` fill fields rows leave out."""
-    recs = [{**(defaults or {}), **r} for r in records]
+    defaults = defaults or {}
+    # a field a file leaves empty (None) takes the command line's value
+    recs = [{**defaults, **{k: v for k, v in r.items() if v is not None or k not in defaults}} for r in records]
     if hw is None:
         ref = _one({_hw_ref(r, f"{where} row {i}") for i, r in enumerate(recs, 1)}, "hardware", where, "--hw")
         if ref is None:
