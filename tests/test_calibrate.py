@@ -227,3 +227,35 @@ def test_cli_calibrates_from_an_engine_file(tmp_path, capsys):
     assert out["answer"].startswith("Calibrated H100-SXM x8 + sglang from 6 rows")
     assert out["scheme"] == "leave-one-row-out" and len(out["per_row"]) == 6
     assert resolve_runtime(out["runtime_file"]).name == "sg"
+
+
+def _doc_commands():
+    """The ``infersim ...`` commands of docs/calibrate.md's bash blocks (continuations joined)."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).parents[1] / "docs" / "calibrate.md").read_text()
+    cmds = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for cmd in block.replace("\\\n", " ").splitlines():
+            if cmd.strip().startswith("infersim "):
+                cmds.append(cmd.strip())
+    return text, cmds
+
+
+def test_docs_example_runs_as_written(tmp_path, monkeypatch, capsys):
+    import re
+    import shlex
+    from pathlib import Path
+    root = Path(__file__).parents[1]
+    text, cmds = _doc_commands()
+    assert len(cmds) >= 4 and cmds[0].startswith("infersim calibrate docs/examples/")
+    monkeypatch.chdir(tmp_path)
+    for cmd in cmds:
+        argv = [str(root / a) if a.startswith(("docs/", "tests/")) else a for a in shlex.split(cmd)[1:]]
+        capsys.readouterr()
+        assert main(argv) == 0, cmd
+        out = capsys.readouterr().out
+        if cmd == cmds[0]:      # the printed answer is the documented one
+            documented = re.search(r"prints \(this version.*?```\n(.*?)```", text, re.S).group(1).splitlines()
+            assert out.splitlines()[0].split(" rows of")[0] == documented[0].split(" rows of")[0]
+            assert " ".join(out.split()).startswith(" ".join(documented[0].split()))
