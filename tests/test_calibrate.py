@@ -259,3 +259,30 @@ def test_docs_example_runs_as_written(tmp_path, monkeypatch, capsys):
             documented = re.search(r"prints \(this version.*?```\n(.*?)```", text, re.S).group(1).splitlines()
             assert out.splitlines()[0].split(" rows of")[0] == documented[0].split(" rows of")[0]
             assert " ".join(out.split()).startswith(" ".join(documented[0].split()))
+
+
+def test_base_from_a_hardware_file_writes_every_field(tmp_path):
+    from pathlib import Path
+    base = resolve_hardware(str(Path(__file__).parents[1] / "docs" / "examples" / "mychip.toml"))
+    truth = scale(base, memory=0.93)
+    rows = [replace(m, value=predict(m, truth, RT)) for m in
+            (Measurement("syn", model, base.name, "16", 1, b, isl, 256, "tpot_ms", 1.0)
+             for model in ("Llama 3.1 8B", "Qwen3-32B") for b in (1, 32) for isl in (1024, 8192))]
+    cal = calibrate(UserData(rows, base, RT, "chip.jsonl", []))
+    assert cal.hw.memory_eff[-1][1] == pytest.approx(truth.memory_eff[-1][1], rel=0.02)
+    _, hw_path = cal.write(str(tmp_path / "chip.toml"))
+    assert "base =" not in Path(hw_path).read_text()
+    back = resolve_hardware(hw_path)
+    assert back.name == "MyChip x8 x4 (calibrated)" and back.bw_hbm_gbs == base.bw_hbm_gbs
+    assert np.allclose(back.memory_eff, cal.hw.memory_eff) and np.allclose(back.compute_eff, cal.hw.compute_eff)
+
+
+def test_parquet_reads_like_jsonl(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    recs = _write_rows(tmp_path / "a.jsonl", "jsonl")[:3]
+    pd.DataFrame(recs).to_parquet(tmp_path / "a.parquet")
+    a = load_user_data(tmp_path / "a.parquet")
+    with pytest.warns(Warning, match="skipped"):       # the JSONL's fourth row (itl_ms)
+        b = load_user_data(tmp_path / "a.jsonl")
+    assert [(r.metric, r.batch, r.value) for r in a.rows] == [(r.metric, r.batch, r.value) for r in b.rows]
