@@ -286,3 +286,34 @@ def test_parquet_reads_like_jsonl(tmp_path):
     with pytest.warns(Warning, match="skipped"):       # the JSONL's fourth row (itl_ms)
         b = load_user_data(tmp_path / "a.jsonl")
     assert [(r.metric, r.batch, r.value) for r in a.rows] == [(r.metric, r.batch, r.value) for r in b.rows]
+
+
+# ----- infersim measure ----------------------------------------------------------------------------------
+def test_measure_smoke_mode_feeds_calibrate(tmp_path, capsys):
+    """CPU smoke mode (numpy): samples in the measure schema, then calibrate writes a hardware file
+    whose maxima are the measured rates over the base's peaks (clipped to the physical range, with
+    a warning: a CPU is not an H100)."""
+    from infersim.validation.measure import hardware_from_samples, read_samples
+    samples = tmp_path / "samples.csv"
+    assert main(["measure", "--quick", "--backend", "numpy", "--out", str(samples)]) == 0
+    rows = read_samples(samples.read_text(), "samples.csv")
+    assert {r["kind"] for r in rows} == {"gemm", "stream"} and all(r["rate"] > 0 for r in rows)
+    assert main(["calibrate", str(samples), "--hw", "H100-SXM x8", "--out", str(tmp_path / "m.toml")]) == 0
+    hw = resolve_hardware(str(tmp_path / "m.hw.toml"))
+    assert hw.compute_eff[-1][1] == pytest.approx(0.35, abs=1e-6)       # EFF_BOUNDS floor
+    assert "clipped" in capsys.readouterr().err
+    # a hand-computed sample: 800 TFLOPS on a 989-TFLOPS part is 0.809 of peak
+    effs, notes = hardware_from_samples([{"kind": "gemm", "rate": 800.0}, {"kind": "stream", "rate": 3000.0}],
+                                        HW_PRESETS["H100-SXM x8"], "x")
+    assert effs["compute"] == pytest.approx(800 / 989) and effs["memory"] == pytest.approx(3000 / 3350) and not notes
+
+
+def test_measure_torch_path_needs_the_extra(tmp_path, capsys):
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert main(["measure", "--quick", "--out", str(tmp_path / "s.csv")]) == 2
+        assert "infersim[measure]" in capsys.readouterr().err
+        pytest.skip("the torch path needs the [measure] extra (pip install 'infersim[measure]')")
+    assert main(["measure", "--quick", "--out", str(tmp_path / "s.csv")]) == 0
+    assert (tmp_path / "s.csv").read_text().startswith("kind,dtype")

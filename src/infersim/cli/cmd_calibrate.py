@@ -26,8 +26,32 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+def _samples(args) -> int | None:
+    """``infersim measure`` samples: the hardware file only (None when the file is not samples)."""
+    from infersim.validation.measure import calibrate_samples, is_samples
+
+    if not args.measurements.lower().endswith(".csv"):
+        return None
+    try:
+        with open(args.measurements, encoding="utf-8", errors="replace") as f:
+            head = f.readline()
+    except OSError:
+        return None
+    if not is_samples(head):
+        return None
+    out = args.out
+    hw_out = args.hw_out or (out[:-5] if out.lower().endswith(".toml") else out) + ".hw.toml"
+    for line in calibrate_samples(args.measurements, args.hw, hw_out):
+        console.print(line, highlight=False)
+    return 0
+
+
 def run(args) -> int:
     from infersim.validation.calibrate import calibrate_file
+
+    done = _samples(args)
+    if done is not None:
+        return done
 
     defaults = {k: v for k, v in (("model", args.model), ("tp", args.tp),
                                                ("batch_or_concurrency", args.concurrency)) if v is not None}
