@@ -1,4 +1,4 @@
-"""Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,capacity,validate,ui,rerun}``
+"""Command-line interface: ``infersim {presets,simulate,explore,codesign,serve,capacity,validate,calibrate,measure,ui,rerun}``
 (``--json`` on each). One module per command (``cmd_*.py``), shared pieces in ``common.py``.
 A front end: it may import anything of infersim except :mod:`infersim.ui` (a sibling); nothing
 imports it but ``python -m infersim``.
@@ -21,9 +21,11 @@ import sys
 import warnings
 
 from infersim.cli import (
+    cmd_calibrate,
     cmd_capacity,
     cmd_codesign,
     cmd_explore,
+    cmd_measure,
     cmd_presets,
     cmd_rerun,
     cmd_serve,
@@ -36,7 +38,7 @@ from infersim.codesign.grid import parse_grid  # noqa: F401  (public helper)
 from infersim.errors import InferSimError, InferSimWarning
 
 COMMAND_MODULES = (cmd_presets, cmd_simulate, cmd_explore, cmd_codesign, cmd_serve, cmd_capacity, cmd_validate,
-                   cmd_ui, cmd_rerun)
+                   cmd_calibrate, cmd_measure, cmd_ui, cmd_rerun)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,7 +23,7 @@ evaluated through the public API.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -118,10 +118,10 @@ def stored_params() -> dict[str, float]:
     return out
 
 
-def assignments(params: dict[str, float]) -> dict[tuple[str, str], dict[str, float]]:
-    """(kind, group) → {field: value} for every target of every parameter in ``params``."""
+def assignments(params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> dict[tuple[str, str], dict[str, float]]:
+    """(kind, group) → {field: value} for every target of every parameter of ``spec`` in ``params``."""
     out: dict[tuple[str, str], dict[str, float]] = {}
-    for p in PARAMS:
+    for p in spec:
         if p.name in params:
             for kind, grp, field in p.targets:
                 out.setdefault((kind, grp), {})[field] = float(params[p.name])
@@ -134,33 +134,44 @@ def calibration_values(params: dict[str, float]) -> dict[str, float]:
             for field, v in fields.items()}
 
 
-def hardware_for(hw_name: str, params: dict[str, float]) -> HardwareSpec:
-    """The preset ``hw_name`` calibrated with ``params`` (its measured maxima when it has no family)."""
-    raw = RAW_PRESETS[hw_name]
-    values = assignments(params).get(("hardware", raw.family), {}) if raw.family else {}
-    return _calibrated(hw_name, tuple(sorted(values.items()))) if values else raw
+def hw_group(hw: HardwareSpec) -> str:
+    """The group a hardware parameter targets: the spec's family, or its own name without one
+    (a user's base spec calibrated on its own; :data:`PARAMS` only target families)."""
+    return hw.family or hw.name
 
 
-def runtime_for(name: str, params: dict[str, float]) -> Runtime:
-    """The profile ``name`` with ``params``' values (its file's values where it has none)."""
-    values = assignments(params).get(("runtime", name), {})
-    return _with_values(name, tuple(sorted(values.items()))) if values else BASE_RUNTIMES[name]
+def hardware_for(hw_name: str, params: dict[str, float], raw: HardwareSpec | None = None,
+                 spec: tuple[Param, ...] = PARAMS) -> HardwareSpec:
+    """The preset ``hw_name`` (or the base spec ``raw``) calibrated with ``params`` (its
+    measured maxima when no parameter targets its group)."""
+    raw = RAW_PRESETS[hw_name] if raw is None else raw
+    values = assignments(params, spec).get(("hardware", hw_group(raw)), {})
+    return _calibrated(raw, tuple(sorted(values.items()))) if values else raw
+
+
+def runtime_for(name: str, params: dict[str, float], base: Runtime | None = None,
+                spec: tuple[Param, ...] = PARAMS) -> Runtime:
+    """The profile ``name`` (or the base runtime ``base``) with ``params``' values (its own
+    values where it has none)."""
+    base = BASE_RUNTIMES[name] if base is None else base
+    values = assignments(params, spec).get(("runtime", name), {})
+    return _with_values(base, tuple(sorted(values.items()))) if values else base
 
 
 # A fit asks for the same few specs thousands of times (a Jacobian column changes one parameter):
 # building and validating a spec costs more than the prediction that uses it.
 @lru_cache(maxsize=4096)
-def _calibrated(hw_name: str, values: tuple) -> HardwareSpec:
-    return calibrate(RAW_PRESETS[hw_name], **dict(values))
+def _calibrated(raw: HardwareSpec, values: tuple) -> HardwareSpec:
+    return calibrate(raw, **dict(values))
 
 
 @lru_cache(maxsize=4096)
-def _with_values(name: str, values: tuple) -> Runtime:
-    return replace(BASE_RUNTIMES[name], **dict(values))
+def _with_values(base: Runtime, values: tuple) -> Runtime:
+    return replace(base, **dict(values))
 
 
 __all__ = ["Param", "PARAMS", "NAMES", "prior_params", "stored_params", "hardware_for", "runtime_for",
-           "calibration_values", "fit", "Fit", "at_bound", "levenberg_marquardt"]
+           "calibration_values", "fit", "Fit", "at_bound", "levenberg_marquardt", "hw_group", "PRIOR_WEIGHT"]
 
 
 # ----- the fit ------------------------------------------------------------------------------------
@@ -170,14 +181,15 @@ class Fit:
     rmse_log: float
     n_rows: int
     iterations: int
+    spec: tuple[Param, ...] = field(default=PARAMS, repr=False, compare=False)
 
     def at_bound(self) -> list[str]:
         """Parameters the fit pushed to a bound of their physical range."""
-        return at_bound(self.params)
+        return at_bound(self.params, self.spec)
 
 
-def at_bound(params: dict[str, float]) -> list[str]:
-    return [p.name for p in PARAMS if p.name in params and (
+def at_bound(params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> list[str]:
+    return [p.name for p in spec if p.name in params and (
         math.isclose(params[p.name], p.lo, rel_tol=1e-3, abs_tol=1e-9 + 1e-3 * (p.hi - p.lo))
         or math.isclose(params[p.name], p.hi, rel_tol=1e-3, abs_tol=1e-3 * (p.hi - p.lo)))]
 
@@ -230,25 +242,29 @@ def levenberg_marquardt(residuals, x0: np.ndarray, iters: int = 80) -> tuple[np.
 PRIOR_WEIGHT = 0.05
 
 
-def fit(harness, mask: np.ndarray | None = None, start: dict[str, float] | None = None, iters: int = 80) -> Fit:
-    """Fit :data:`PARAMS` on the rows of ``harness`` where ``mask`` holds (default: all scored
-    rows), starting from ``start`` (default: the priors)."""
+def fit(harness, mask: np.ndarray | None = None, start: dict[str, float] | None = None, iters: int = 80,
+        params: tuple[Param, ...] | None = None, prior_weight: float = PRIOR_WEIGHT) -> Fit:
+    """Fit ``params`` (default: every parameter of the harness, :data:`PARAMS`) on the rows of
+    ``harness`` where ``mask`` holds (default: all scored rows), starting from ``start``
+    (default: the priors); parameters left out keep their base values."""
+    params = getattr(harness, "spec", PARAMS) if params is None else tuple(params)
+    names = [p.name for p in params]
     rows = harness.rows
     mask = np.ones(len(rows), bool) if mask is None else np.asarray(mask, bool)
     meas = np.array([r.value for r in rows])
     ok = mask & harness.scored
     w = source_weights([r for r, k in zip(rows, ok) if k])
-    lo = np.array([p.lo for p in PARAMS])
-    span = np.array([p.hi - p.lo for p in PARAMS])
-    x_prior = (np.array([p.prior_value for p in PARAMS]) - lo) / span
-    to_params = lambda x: dict(zip(NAMES, lo + x * span))  # noqa: E731
+    lo = np.array([p.lo for p in params])
+    span = np.array([p.hi - p.lo for p in params])
+    x_prior = (np.array([p.prior_value for p in params]) - lo) / span
+    to_params = lambda x: dict(zip(names, lo + x * span))  # noqa: E731
 
     def residuals(x):
         pred = harness.predict(to_params(x))[ok]
-        return np.concatenate([w * np.log(pred / meas[ok]), PRIOR_WEIGHT * (x - x_prior)])
+        return np.concatenate([w * np.log(pred / meas[ok]), prior_weight * (x - x_prior)])
 
-    x0 = x_prior if start is None else (np.array([start[n] for n in NAMES]) - lo) / span
+    x0 = x_prior if start is None else (np.array([start[n] for n in names]) - lo) / span
     x, iters = levenberg_marquardt(residuals, np.clip(x0, 0.0, 1.0), iters)
-    params = {k: float(v) for k, v in to_params(x).items()}
-    res = np.log(harness.predict(params)[ok] / meas[ok])
-    return Fit(params, float(math.sqrt(np.mean(res ** 2))), int(ok.sum()), iters)
+    out = {k: float(v) for k, v in to_params(x).items()}
+    res = np.log(harness.predict(out)[ok] / meas[ok])
+    return Fit(out, float(math.sqrt(np.mean(res ** 2))), int(ok.sum()), iters, params)

@@ -33,7 +33,7 @@ from infersim.serving.model import (
 from infersim.specs.efficiency import KIND_OF, scaled_factor
 from infersim.specs.parallel import ParArrays
 from infersim.specs.workload import Workload
-from infersim.validation.fit import assignments, hardware_for, runtime_for
+from infersim.validation.fit import PARAMS, assignments, hardware_for, hw_group, runtime_for
 from infersim.validation.rows import Measurement, predict, scored, serving_batch
 
 
@@ -50,10 +50,20 @@ class _Ops:
 
 
 class Harness:
-    """Predicts every row of ``rows`` for a parameter set (see the module docstring)."""
+    """Predicts every row of ``rows`` for a parameter set (see the module docstring).
 
-    def __init__(self, rows: list[Measurement], runtime_of, use=None):
+    ``hardware`` (name → base spec) and ``runtimes`` (name → base runtime) replace the shipped
+    presets as the bases the parameters of ``spec`` apply to (a user's own machine and stack:
+    :mod:`infersim.validation.calibrate`); by default the uncalibrated presets (``RAW_PRESETS``,
+    the calibrated ones for a continuous row's KV capacity) and ``BASE_RUNTIMES``."""
+
+    def __init__(self, rows: list[Measurement], runtime_of, use=None, hardware=None, runtimes=None,
+                 spec=PARAMS):
         self.rows, self.runtime_of = rows, runtime_of
+        self.raw_hw = RAW_PRESETS if hardware is None else hardware
+        self.cap_hw = HW_PRESETS if hardware is None else hardware
+        self.base_rt = BASE_RUNTIMES if runtimes is None else runtimes
+        self.spec = tuple(spec)
         self.pairs: dict[tuple[str, str], int] = {}       # (hw name, efficiency kind) → index
         self.tops: list[float] = []
         self._ops = _Ops()
@@ -119,11 +129,11 @@ class Harness:
         key = (hw_name, kind)
         if key not in self.pairs:
             self.pairs[key] = len(self.tops)
-            self.tops.append(max(e for _, e in getattr(RAW_PRESETS[hw_name], table)))
+            self.tops.append(max(e for _, e in getattr(self.raw_hw[hw_name], table)))
         return self.pairs[key]
 
     def _add_step(self, row: Measurement, rows: ParArrays, wl: Workload) -> int | None:
-        hw = RAW_PRESETS[row.hw]
+        hw = self.raw_hw[row.hw]
         terms = cost.prepare(row.model_spec, hw, rows, wl)
         if np.any(terms.pp > 1) or np.any(terms.cp > 1):
             return None
@@ -155,7 +165,7 @@ class Harness:
             self.row_batch.append(row.batch)
             self.row_cap.append(row.batch)
         else:
-            batch, cap = serving_batch(row, HW_PRESETS[row.hw], BASE_RUNTIMES[self.runtime_of(row)])
+            batch, cap = serving_batch(row, self.cap_hw[row.hw], self.base_rt[self.runtime_of(row)])
             self.row_batch.append(batch)
             self.row_cap.append(cap)
             if batch == 0:
@@ -171,19 +181,24 @@ class Harness:
         return None if any(s is None for s, _ in steps) else steps
 
     # ----- evaluating --------------------------------------------------------------------------
+    def _hardware(self, name: str, params: dict[str, float]):
+        return hardware_for(name, params, self.raw_hw[name], self.spec)
+
+    def _runtime(self, name: str, params: dict[str, float]):
+        return runtime_for(name, params, self.base_rt[name], self.spec)
+
     def _factors(self, values) -> np.ndarray:
         out = np.empty(len(self.tops))
         for (hw_name, kind), i in self.pairs.items():
-            fam = RAW_PRESETS[hw_name].family
-            s = values.get(("hardware", fam), {}).get(kind, 1.0) if fam else 1.0
+            s = values.get(("hardware", hw_group(self.raw_hw[hw_name])), {}).get(kind, 1.0)
             out[i] = scaled_factor(self.tops[i], s, kind)
         return out
 
     def step_times(self, params: dict[str, float]) -> np.ndarray:
-        values = assignments(params)
+        values = assignments(params, self.spec)
         f = self._factors(values)
-        rts = [runtime_for(n, params) for n in self.rt_names]
-        hws = [hardware_for(n, params) for n in self.hw_names]
+        rts = [self._runtime(n, params) for n in self.rt_names]
+        hws = [self._hardware(n, params) for n in self.hw_names]
         ri, hi = self.step_rt_i, self.step_hw_i
 
         def col(fn):
@@ -225,7 +240,7 @@ class Harness:
         out = np.full(len(self.rows), np.nan)
         for i in self.slow:
             row = self.rows[i]
-            out[i] = predict(row, hardware_for(row.hw, params), runtime_for(self.runtime_of(row), params))
+            out[i] = predict(row, self._hardware(row.hw, params), self._runtime(self.runtime_of(row), params))
         if len(self.st_row):
             total = np.bincount(self.st_row, lat[self.st_step] * self.st_n, minlength=len(self.rows))[self.static_rows]
             out[self.static_rows] = np.where(self.st_latency, self.st_coef * total, self.st_coef / total)

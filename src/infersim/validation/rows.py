@@ -18,7 +18,7 @@ runtime a parameter set gives (:func:`predict`):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -56,10 +56,12 @@ class Measurement:
     ep: int = 1
     dp: int = 1
     batching: str = "static"         # or "continuous" (in-flight batching)
+    #: the model's shapes when ``model`` is not a preset (a user's config.json)
+    spec: ModelSpec | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         ok = STATIC_METRICS if self.batching == "static" else CONTINUOUS_METRICS
-        if self.metric not in ok or self.dtypes not in DTYPES or self.model not in PRESETS:
+        if self.metric not in ok or self.dtypes not in DTYPES or (self.model not in PRESETS and self.spec is None):
             raise ValueError(f"bad measurement row {self}")
 
     @property
@@ -85,7 +87,8 @@ class Measurement:
     @cached_property
     def model_spec(self) -> ModelSpec:
         w, a, kv = DTYPES[self.dtypes]
-        return PRESETS[self.model].model.with_dtypes(weight=w, act=a, kv=kv)
+        base = self.spec if self.spec is not None else PRESETS[self.model].model
+        return base.with_dtypes(weight=w, act=a, kv=kv)
 
     def par(self, batch: int | None = None, microbatches: int | None = None) -> Parallelism:
         kw = {"microbatches": microbatches} if microbatches else {}
