@@ -195,3 +195,15 @@ def frontiers(table: PairTable, obj: Objective) -> tuple[np.ndarray, np.ndarray]
     cap = first[pareto_front(score[first], table.cost_score[first])]
     usd = pareto_front(score, table.system_cost_usd)
     return cap, usd
+
+
+def tolerance_pick(table: PairTable, obj: Objective, tolerance: float) -> int:
+    """Index of the answer: among pairs whose objective is within ``tolerance`` of the best
+    (latency ≤ best · (1 + tol); higher-is-better ≥ best · (1 − tol)), the one of lowest system
+    capex (ties: the better objective, i.e. the earlier row). 0 when ``tolerance`` is 0."""
+    if not len(table) or tolerance <= 0:
+        return 0
+    v, best = table.objective_value, float(table.objective_value[0])
+    near = v >= best * (1 - tolerance) if obj.maximise else v <= best * (1 + tolerance)
+    idx = np.flatnonzero(near)
+    return int(idx[np.argmin(table.system_cost_usd[idx])])

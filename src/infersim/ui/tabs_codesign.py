@@ -84,7 +84,7 @@ def fmt_objective(objective: str, value: float) -> str:
 
 def _card(card, res: dict, note=lambda: None) -> None:
     run, out, ans = res["run"], res["outcome"], res["answer"]
-    jr, b = out.result, out.result.best
+    jr, b = out.result, out.result.pick
     w.headline(card, "Recommended hardware:", _hw_text(ans))
     note()
     card.markdown(f"**Deploy:** {ans['parallelism']} on {ans['pes']} PE{'s' if ans['pes'] != 1 else ''} "
