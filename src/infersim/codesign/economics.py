@@ -19,9 +19,10 @@ more than one SiP), so an 8-GPU node pays no InfiniBand. A pair's system cost an
 PEs times the per-PE figures (``JointScore.system_cost_usd``, ``system_power_w``).
 
 Hardware whose name matches a part with a published price and TDP (:data:`PUBLISHED`) is
-*anchored*: at its own knobs the PE costs the published price and draws the TDP, and a
-candidate scales them by the model's ratio (candidate / base). Other hardware (the generic SiP)
-uses the parametric model at :attr:`Economics.node`.
+*anchored*: at its own knobs (and the default coefficients) the PE costs the published price and
+draws the TDP, and a candidate adds the model's increments to them (:func:`_anchored`), so tokens
+per dollar never rise when a price coefficient does. Other hardware (the generic SiP) uses the
+parametric model at :attr:`Economics.node`.
 
 Every coefficient's source or reasoning is in :data:`SOURCES` (mirrored in docs/codesign.md);
 the numbers come from the collected research (Silicon Analysts cost bridge, Epoch AI
@@ -216,6 +217,25 @@ def _pe_model(k: dict, topo: np.ndarray, node: ComputeNode, e: Economics):
     return pe_usd, dyn_w / (1.0 - e.idle_fraction)
 
 
+def _anchored(pe_usd, pe_w, cogs, base_hw: HardwareSpec, part: PublishedPart, node: ComputeNode,
+              e: Economics):
+    """The published part's price and TDP at its own knobs, the model's increments elsewhere:
+
+        pe_usd = max(model_usd(c; e) + (price − model_usd(base; e_ref)), cogs(c; e))
+        pe_w   = max(model_w(c; e) + (TDP − model_w(base; e_ref)), model_w(c; e) / 4)
+
+    with ``e_ref`` the default coefficients at ``e.node`` (the residual — the vendor's margin
+    beyond the model, or its saving — is fixed by the published figures, not by the coefficients
+    under study). Each term is non-decreasing in every price coefficient, so raising one never
+    lowers a cost (a ratio price · model(c) / model(base) could: its denominator rises too). At
+    the default coefficients and the part's own knobs it is the published price and TDP."""
+    base_k = {name: np.array([v]) for name, v in base_hw.knobs().items()}
+    base_topo = np.array([[base_hw.pes_per_cube, base_hw.cubes_per_sip, base_hw.n_sips]])
+    usd0, w0 = _pe_model(base_k, base_topo, node, Economics(node=e.node))
+    return (np.maximum(pe_usd + (part.price_usd - usd0[0]), cogs),
+            np.maximum(pe_w + (part.tdp_w - w0[0]), pe_w / 4.0))
+
+
 def pe_economics(knob_rows: np.ndarray, topo_rows: np.ndarray, base_hw: HardwareSpec,
                  econ: Economics | None = None) -> PeEconomics:
     """Per-PE cost and power of candidates: ``knob_rows`` (H, 6) in :data:`KNOBS` order,
@@ -229,10 +249,7 @@ def pe_economics(knob_rows: np.ndarray, topo_rows: np.ndarray, base_hw: Hardware
     node = NODES[part.node if part else e.node]
     pe_usd, pe_w = _pe_model(k, topo_rows, node, e)
     if part is not None:
-        base_k = {name: np.array([v]) for name, v in base_hw.knobs().items()}
-        base_topo = np.array([[base_hw.pes_per_cube, base_hw.cubes_per_sip, base_hw.n_sips]])
-        usd0, w0 = _pe_model(base_k, base_topo, node, e)
-        pe_usd, pe_w = part.price_usd * pe_usd / usd0[0], part.tdp_w * pe_w / w0[0]
+        pe_usd, pe_w = _anchored(pe_usd, pe_w, cogs_usd(k, node, e), base_hw, part, node, e)
     _, out = _links_bidir_gbs(k, topo_rows)
     capex = pe_usd + e.scaleout_usd_per_gbs * out + e.host_usd_per_pe
     system_w = pe_w * e.server_power_multiplier

@@ -34,7 +34,7 @@ from infersim.codesign.economics import Economics, pe_economics
 from infersim.codesign.search import SweepContext, search_slice, static_terms, topology_hw
 from infersim.codesign.sensitivity import SensitivityRow, point_values
 from infersim.codesign.types import HardwareCandidate, candidate_rows
-from infersim.presets.runtime_presets import RUNTIMES
+from infersim.presets.runtime_presets import RUNTIMES, SCENARIO_RUNTIMES
 from infersim.search.objectives import get_objective
 from infersim.specs.parallel import ParArrays
 from infersim.specs.runtime import BOUNDS
@@ -59,6 +59,15 @@ RUNTIME_FIELDS = (
     ("seq_ns", "host time per sequence per step", "ns per sequence"),
 )
 SPECULATION = Speculation("eagle", 3)
+#: What each runtime profile is, in a few words.
+RUNTIME_WORDS = {
+    "cuda-graphs": "graph-captured decode", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM",
+    "eager": "PyTorch eager, unfused", "python-fused": "fused kernels launched from Python",
+    "cpp-nographs": "fused kernels launched from C++ without graphs",
+    "trtllm-2023": "TensorRT-LLM's 2023 runtime",
+    "megakernel": "a persistent mega-kernel decoder: almost no gaps between kernels",
+    "dataflow": "a dataflow-compiled decoder: no kernel boundaries",
+}
 
 
 @dataclass(frozen=True)
@@ -160,8 +169,10 @@ def runtime_levers(ctx: SweepContext, econ, design, v0: float, two_stage: bool) 
         if name == rt.name or other == rt:
             continue
         v = float(_values(replace(ctx, runtime=other), econ, [design], two_stage)[0])
-        how = other.measured or "assumed"
-        out.append(Lever(f"runtime {name}", "software", f"run on the {name} runtime profile ({how})",
+        how = ("a stack that does not ship yet: assumed numbers" if name in SCENARIO_RUNTIMES
+               else f"{other.measured or 'assumed'} profile")
+        out.append(Lever(f"runtime {name}", "software",
+                         f"switch the runtime to {name} ({RUNTIME_WORDS.get(name, how)}; {how})",
                          obj.gain(v, v0) if math.isfinite(v) else -1.0, v, v0, obj.name,
                          source=other.source))
     return out
