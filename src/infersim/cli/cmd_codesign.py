@@ -66,6 +66,8 @@ def add_parser(sub) -> None:
     g.add_argument("--isl", type=positive_int(), default=2048, help="input tokens per request")
     g.add_argument("--osl", type=positive_int(), default=512, help="output tokens per request")
     g.add_argument("--batching", default="continuous", help="continuous | static")
+    g.add_argument("--disaggregated", action="store_true",
+                   help="also the best pair of different prefill and decode parts (one per pool)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 

@@ -58,7 +58,7 @@ from infersim.codesign.sensitivity import (
     what_two_take,
 )
 from infersim.codesign.sensitivity import sensitivity as _sensitivity
-from infersim.codesign.types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
+from infersim.codesign.types import _HW_KNOB_DEFAULTS, SYSTEM_KNOBS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
 from infersim.errors import InferSimError, choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP
 from infersim.presets.runtime_presets import get_runtime
@@ -171,18 +171,18 @@ def enumerate_hardware(depth: str = "balanced", custom: Mapping[str, Sequence[fl
     (0.5x, 1x, 2x). ``custom`` maps knobs (the six, plus ``pes_per_cube``, ``cubes_per_sip``,
     ``n_sips``) to value lists; absent knobs stay at the base."""
     base = dict(_HW_KNOB_DEFAULTS if base is None else base)
-    base_topo = tuple(getattr(GENERIC_SIP, k) for k in TOPOLOGY_KNOBS)
+    base_topo = tuple(getattr(GENERIC_SIP, k) for k in SYSTEM_KNOBS)
     axes = grid_axes(depth, custom, base, base_topo)
     check_cap(grid_size(axes), max_candidates)
     knob_rows, topo_rows = grid_rows(axes)
     named = _named_topology(depth, custom)
-    return [HardwareCandidate(*map(float, k), **{n: int(t[i]) for i, n in enumerate(TOPOLOGY_KNOBS)
+    return [HardwareCandidate(*map(float, k), **{n: int(t[i]) for i, n in enumerate(SYSTEM_KNOBS)
                                                   if n in named})
             for k, t in zip(knob_rows, topo_rows)]
 
 
 def _named_topology(depth: str, custom) -> tuple[str, ...]:
-    return tuple(k for k in TOPOLOGY_KNOBS if depth == "custom" and custom and k in custom)
+    return tuple(k for k in SYSTEM_KNOBS if depth == "custom" and custom and k in custom)
 
 
 # ----- argument checks --------------------------------------------------------------------------
@@ -278,9 +278,9 @@ def _design(design_point, pick: JointScore, best: JointScore, base_hw: HardwareS
             f"design_point must be 'pick', 'best', 'base', a HardwareCandidate or a knob mapping, "
             f"got {design_point!r}")
     axes = grid_axes("custom", {k: [v] for k, v in design_point.items()}, base_hw.knobs(),
-                     tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
-    vals = dict(zip(KNOBS + TOPOLOGY_KNOBS, (a[0] for a in axes)))
-    topo = {k: vals[k] for k in TOPOLOGY_KNOBS if k in design_point}
+                     tuple(getattr(base_hw, k) for k in SYSTEM_KNOBS))
+    vals = dict(zip(KNOBS + SYSTEM_KNOBS, (a[0] for a in axes)))
+    topo = {k: vals[k] for k in SYSTEM_KNOBS if k in design_point}
     return HardwareCandidate(**{k: vals[k] for k in KNOBS}, **topo)
 
 
@@ -312,7 +312,7 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     wl = Workload(mode=mode, s_kv=s_kv, batch=batch, s_q=s_q)
     base_hw = base_hw or GENERIC_SIP
     require(isinstance(base_hw, HardwareSpec), f"base_hw must be a HardwareSpec, got {base_hw!r}")
-    axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
+    axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in SYSTEM_KNOBS))
     n = grid_size(axes)
     check_cap(n, max_candidates)
     ctx = SweepContext(model, base_hw, wl, objective, keep, 1 if keep == "best" else top_k,

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from infersim.codesign.types import TOPOLOGY_KNOBS
+from infersim.codesign.types import SYSTEM_KNOBS, TIER_KNOBS, TOPOLOGY_KNOBS
 from infersim.errors import InferSimError, choice, require
 from infersim.specs.hardware import KNOBS
 
@@ -24,7 +24,7 @@ _MULTIPLIERS = {"two_stage": (1.0,), "balanced": (1.0, 2.0), "coarse": (0.5, 1.0
 #: Default cap on hardware candidates (~10 s and ~150 MB at keep="best"); ``max_candidates``
 #: (CLI ``--max-candidates``) overrides it explicitly.
 MAX_CANDIDATES = 250_000
-GRID_KNOBS = KNOBS + TOPOLOGY_KNOBS
+GRID_KNOBS = KNOBS + SYSTEM_KNOBS
 
 
 def _value(knob: str, v) -> float | int:
@@ -32,6 +32,10 @@ def _value(knob: str, v) -> float | int:
     ok = isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v > 0
     if knob in TOPOLOGY_KNOBS:
         require(ok and float(v).is_integer(), f"{knob} values must be integers >= 1, got {v!r}")
+        return int(v)
+    if knob in TIER_KNOBS:          # a memory tier of 0 GB is "none"
+        ok0 = isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v >= 0
+        require(ok0 and float(v).is_integer(), f"{knob} values must be integers >= 0, got {v!r}")
         return int(v)
     require(ok, f"{knob} values must be positive numbers, got {v!r}")
     return float(v)
@@ -43,7 +47,7 @@ def _custom_axes(custom, base: Mapping[str, float], base_topo: Sequence[int]) ->
     require(isinstance(custom, Mapping), f"custom grid must map knob names to value lists, got {custom!r}")
     unknown = set(custom) - set(GRID_KNOBS)
     require(not unknown, f"unknown knobs {sorted(map(str, unknown))}; valid: {', '.join(GRID_KNOBS)}")
-    defaults = {**base, **dict(zip(TOPOLOGY_KNOBS, base_topo))}
+    defaults = {**base, **dict(zip(SYSTEM_KNOBS, _system(base_topo)))}
     axes = []
     for k in GRID_KNOBS:
         vals = custom.get(k, [defaults[k]])
@@ -52,7 +56,15 @@ def _custom_axes(custom, base: Mapping[str, float], base_topo: Sequence[int]) ->
         vals = list(vals)
         require(len(vals) > 0, f"empty value list for {k}: the sweep would have no candidates")
         axes.append(sorted({_value(k, v) for v in vals}))
+    cap, bw = axes[GRID_KNOBS.index("unified_mem_gb")], axes[GRID_KNOBS.index("bw_unified_gbs")]
+    require(max(cap) == 0 or min(bw) > 0,
+            "a memory tier (unified_mem_gb > 0) needs bw_unified_gbs > 0: say how fast the PE reaches it")
     return axes
+
+
+def _system(base_topo: Sequence) -> tuple[int, ...]:
+    """The base's system axes; a topology without the tier has none (0 GB at 0 GB/s)."""
+    return tuple(int(v) for v in base_topo) + (0,) * (len(SYSTEM_KNOBS) - len(base_topo))
 
 
 def grid_axes(depth: str, custom, base: Mapping[str, float], base_topo: Sequence[int]) -> list[list]:
@@ -63,7 +75,7 @@ def grid_axes(depth: str, custom, base: Mapping[str, float], base_topo: Sequence
         return _custom_axes(custom, base, base_topo)
     require(custom is None, "a custom grid needs depth='custom'")
     return ([[m * base[k] for m in _MULTIPLIERS[depth]] for k in KNOBS]
-            + [[int(v)] for v in base_topo])
+            + [[v] for v in _system(base_topo)])
 
 
 def grid_size(axes: list[list]) -> int:
@@ -80,11 +92,11 @@ def check_cap(n: int, max_candidates) -> None:
 
 
 def rows_at(axes: list[list], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(knob_rows (len(idx), 6) float64, topo_rows (len(idx), 3) int64) of the candidates at
+    """(knob_rows (len(idx), 6) float64, topo_rows (len(idx), 5) int64: ``SYSTEM_KNOBS``) at
     positions ``idx`` of the ``itertools.product`` order, without building the whole grid."""
     idx = np.asarray(idx, dtype=np.int64)
     knob_rows = np.empty((len(idx), len(KNOBS)))
-    topo_rows = np.empty((len(idx), len(TOPOLOGY_KNOBS)), dtype=np.int64)
+    topo_rows = np.empty((len(idx), len(SYSTEM_KNOBS)), dtype=np.int64)
     stride = grid_size(axes)
     for j, a in enumerate(axes):          # axis j's index: (idx // stride_j) % len_j
         stride //= len(a)
