@@ -116,7 +116,7 @@ def topology_hw(base: HardwareSpec, topo: tuple[int, ...]) -> HardwareSpec:
     return replace(base, **vals)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)     # topologies, and the levers' model and batch variants of one sweep
 def static_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload):
     """(space, terms) of a topology: built once per process (sweeps visit topologies in turn)."""
     space, _ = parallelism_space(model, hw, wl)
