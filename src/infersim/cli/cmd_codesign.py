@@ -24,7 +24,14 @@ from infersim.cli.common import (
     progress_bar,
     write_csv,
 )
-from infersim.codesign.answer import COST_SCORE_TEXT, SHORT, UNITS_TEXT, answer_lines, fmt_usd, requirement_line
+from infersim.codesign.answer import (
+    COST_SCORE_TEXT,
+    SHORT,
+    UNITS_TEXT,
+    answer_lines,
+    fmt_usd,
+    requirement_line,
+)
 from infersim.codesign.grid import parse_grid
 from infersim.errors import require
 from infersim.search.objectives import OBJECTIVES, get_objective

@@ -170,4 +170,4 @@ def requirement_line(ans: dict) -> str | None:
         a, b = c["knob"].split("+")
         return line + (f"; {a} and {b} together x{c['multiplier']:.2f} do "
                        f"({fmt_objective(ans['objective'], c['reached_value'])})")
-    return line + ", nor any two together: the rest of the step is not hardware (see the software levers)"
+    return line + ", nor any two together: the rest of the step is outside these knobs (see the levers)"

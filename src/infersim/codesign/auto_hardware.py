@@ -38,8 +38,8 @@ import numpy as np
 
 from infersim.codesign.answer import answer as _answer
 from infersim.codesign.economics import Economics
-from infersim.codesign.levers import Lever, all_levers
 from infersim.codesign.grid import DEPTHS, MAX_CANDIDATES, check_cap, grid_axes, grid_rows, grid_size, rows_at
+from infersim.codesign.levers import Lever, all_levers
 from infersim.codesign.results import ScoreList, assemble, frontiers, tolerance_pick
 from infersim.codesign.search import (
     BLOCK_ELEMS,
@@ -58,7 +58,12 @@ from infersim.codesign.sensitivity import (
     what_two_take,
 )
 from infersim.codesign.sensitivity import sensitivity as _sensitivity
-from infersim.codesign.types import _HW_KNOB_DEFAULTS, SYSTEM_KNOBS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
+from infersim.codesign.types import (
+    _HW_KNOB_DEFAULTS,
+    SYSTEM_KNOBS,
+    HardwareCandidate,
+    JointScore,
+)
 from infersim.errors import InferSimError, choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP
 from infersim.presets.runtime_presets import get_runtime

@@ -36,8 +36,8 @@ from typing import Callable
 import numpy as np
 
 from infersim import cost
-from infersim.codesign.grid import grid_size, rows_at
 from infersim.codesign import tier
+from infersim.codesign.grid import grid_size, rows_at
 from infersim.codesign.types import SYSTEM_KNOBS
 from infersim.search.objectives import Objective, get_objective
 from infersim.search.space import parallelism_space

@@ -31,11 +31,10 @@ from infersim.codesign.auto_hardware import HardwareCandidate, enumerate_hardwar
 from infersim.codesign.disagg import PoolPair, codesign_pools
 from infersim.codesign.economics import Economics, pe_economics
 from infersim.codesign.levers import KNOB_WORDS, RUNTIME_WORDS, Lever, _runtime_variants
-from infersim.presets.runtime_presets import RUNTIMES, SCENARIO_RUNTIMES
 from infersim.codesign.types import candidate_rows
 from infersim.errors import choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP
-from infersim.presets.runtime_presets import get_runtime
+from infersim.presets.runtime_presets import RUNTIMES, SCENARIO_RUNTIMES, get_runtime
 from infersim.serving import BATCHING, Request
 from infersim.serving.sla import NoDeployment, ServingPoint, limit_ms, sla_search
 from infersim.specs.hardware import KNOBS, HardwareSpec
