@@ -7,7 +7,8 @@ Every candidate searches the FULL parallelism space (exactly: the bound-pruned s
 same picks as costing every pair). "searched" counts the fitting (candidate, config) pairs,
 "costed" the ones actually evaluated. Wall times are the median of ``--repeat`` runs of
 ``joint_explore`` with its defaults: the sweep, the cost model, sensitivity (x2 and x0.5 per knob,
-re-searched) and "what it takes". Memory is measured in one extra run under tracemalloc (which
+re-searched), every software lever (runtime overheads x0.5/x2, each runtime profile, fp8, speculative
+decoding, batch) and "what it takes" (with the two-knob combination when no knob alone reaches it). Memory is measured in one extra run under tracemalloc (which
 slows it, so it is not timed). Target: coarse (729 candidates) < 0.5 s.
 """
 from __future__ import annotations
@@ -44,7 +45,7 @@ def main() -> None:
             tracemalloc.stop()
             print(f"{depth:9s} {objective:14s}: {r.n_hardware} hardware x {r.n_parallel} configs, "
                   f"{r.total_joint:,} fitting pairs searched, {r.n_evals:,} costed; wall {wall:.3f} s "
-                  f"(sweep {sweep:.3f} s + sensitivity/what-it-takes {sens:.3f} s; median of "
+                  f"(sweep {sweep:.3f} s + levers/what-it-takes {sens:.3f} s; median of "
                   f"{args.repeat}) = {r.total_joint / sweep:,.0f} pairs searched/s; "
                   f"peak traced memory {peak / 2**20:.0f} MiB")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -218,13 +218,13 @@ def test_cli_prints_the_answer_first(capsys, tmp_path):
     assert main(args) == 0
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip()]
     assert lines[0].startswith("Answer: ") and "tok/s" in lines[0] and "capex" in lines[0]
-    assert any(ln.startswith("Limited by memory") and "next lever: double bw_hbm_gbs" in ln
+    assert any(ln.startswith("Limited by memory") and "hardware lever: double HBM bandwidth" in ln
                for ln in lines[1:4])
     out = tmp_path / "pairs.csv"
     assert main(args + ["--json", "--csv", str(out), "--design-point", "base", "--target", "2000"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert next(iter(doc)) == "answer"
-    assert doc["answer"]["tokens_per_s_per_pe"] == pytest.approx(doc["best"]["tokens_per_s_per_pe"])
+    assert doc["answer"]["tokens_per_s_per_pe"] == pytest.approx(doc["pick"]["tokens_per_s_per_pe"])
     assert doc["design_point"]["bw_hbm_gbs"] == GENERIC_SIP.bw_hbm_gbs
     assert doc["what_it_takes"]["target_value"] == 2000
     assert len(doc["sensitivity"]) == 6 and len(doc["pareto_usd"]) >= 1

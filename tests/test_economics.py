@@ -4,6 +4,8 @@ from dataclasses import fields, replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infersim import InferSimError
 from infersim.auto_hardware import joint_explore
@@ -149,3 +151,40 @@ def test_custom_economics_flow_into_the_sweep(llama70b):
     assert cheap_power.best.system_cost_usd == normal.best.system_cost_usd
     with pytest.raises(InferSimError, match="economics must be"):
         joint_explore(llama70b, depth="two_stage", economics={"usd_per_kwh": 0.1})
+
+
+#: Coefficients that are prices (of parts, energy or overheads): raising one may never make a token
+#: cheaper. ``lifetime_years`` and ``utilisation`` spread the cost over more tokens: not prices.
+PRICE_COEFFICIENTS = tuple(f.name for f in fields(Economics)
+                           if f.name not in ("node", "anchor_published", "lifetime_years", "utilisation"))
+PRICED = ("Generic SiP (default)", "H100-SXM x8", "H200 2x8 (IB)", "B200 x8", "A100-SXM x8", "MI300X x8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(hw=st.sampled_from(PRICED), coef=st.sampled_from(PRICE_COEFFICIENTS),
+       rise=st.floats(1.01, 3.0), mults=st.lists(st.sampled_from((0.25, 0.5, 1.0, 2.0, 4.0)),
+                                                min_size=len(KNOBS), max_size=len(KNOBS)))
+def test_tokens_per_dollar_never_rise_with_a_price(hw, coef, rise, mults):
+    """At fixed performance, tokens per dollar ∝ 1 / TCO per PE-hour: raising any price
+    coefficient (on presets with a published price too, which the model anchors) never lowers
+    the TCO, the capex or the power of any candidate."""
+    base = HW_PRESETS[hw]
+    e0 = Economics()
+    v = getattr(e0, coef)
+    bounded = {"idle_fraction": 0.95, "avg_power_fraction": 1.0}
+    e1 = replace(e0, **{coef: min(v * rise if v else rise - 1.0, bounded.get(coef, math.inf))})
+    knobs = np.array([[m * base.knobs()[k] for m, k in zip(mults, KNOBS)]])
+    topo = np.array([[base.pes_per_cube, base.cubes_per_sip, base.n_sips]])
+    a, b = pe_economics(knobs, topo, base, e0), pe_economics(knobs, topo, base, e1)
+    for part in ("usd_per_h", "capex_usd", "system_w"):
+        assert getattr(b, part)[0] >= getattr(a, part)[0] * (1 - 1e-12), (hw, coef, part)
+
+
+def test_anchored_presets_keep_their_published_price_at_their_own_knobs():
+    for name in ("H100-SXM x8", "MI300X x8", "B200 x8"):
+        hw = HW_PRESETS[name]
+        part = published_part(name)
+        knobs = np.array([[hw.knobs()[k] for k in KNOBS]])
+        topo = np.array([[hw.pes_per_cube, hw.cubes_per_sip, hw.n_sips]])
+        pe = pe_economics(knobs, topo, hw)
+        assert pe.pe_usd[0] == pytest.approx(part.price_usd) and pe.pe_w[0] == pytest.approx(part.tdp_w)

@@ -193,7 +193,7 @@ def test_codesign_objective_drives_picks_chart_and_sensitivity(app):
     assert "Sensitivity of throughput_per_pe: one knob ×2 / ×0.5" in c
     ref = joint_explore(L8B, s_kv=8192, batch=16, depth="balanced", base_hw=H100, objective="throughput_per_pe")
     star = next(t for t in chart["data"] if t["name"] == "recommended")
-    assert values(star["y"])[0] == pytest.approx(ref.best.tokens_per_s_per_pe)
+    assert values(star["y"])[0] == pytest.approx(ref.pick.tokens_per_s_per_pe)   # the answer: cheapest within 1%
     assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.tokens_per_s_per_pe)
     assert "best by throughput_per_pe" in card_text(app, "Co-design")
     sens = c["Sensitivity of throughput_per_pe: one knob ×2 / ×0.5"]

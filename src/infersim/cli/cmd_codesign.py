@@ -27,7 +27,14 @@ from infersim.cli.common import (
     progress_bar,
     write_csv,
 )
-from infersim.codesign.answer import SHORT, answer_lines, fmt_usd
+from infersim.codesign.answer import (
+    COST_SCORE_TEXT,
+    SHORT,
+    UNITS_TEXT,
+    answer_lines,
+    fmt_usd,
+    requirement_line,
+)
 from infersim.codesign.grid import (
     MAX_CANDIDATES_LIMIT,
     MAX_SLA_CANDIDATES,
@@ -36,6 +43,9 @@ from infersim.codesign.grid import (
 )
 from infersim.errors import InferSimError, choice, require
 from infersim.search.objectives import OBJECTIVES, get_objective
+
+#: The SLA co-design's names for the same objectives (one set of names with and without an SLA).
+OBJECTIVE_ALIASES = {"tok_s": "throughput", "tok_s_per_pe": "throughput_per_pe"}
 
 
 def add_parser(sub) -> None:
@@ -48,11 +58,16 @@ def add_parser(sub) -> None:
     p.add_argument("--grid", help='custom grid, e.g. "bw_hbm_gbs=2000,4000;peak_tflops_f16=250,500;'
                                   'n_sips=1,2,4" (system size: pes_per_cube, cubes_per_sip, n_sips)')
     p.add_argument("--objective", default=None,
-                   help=" | ".join(OBJECTIVES) + " (default latency); with an SLA: tok_s_per_usd "
-                        "(default) | tok_s_per_w | tok_s_per_pe | tok_s")
+                   help=" | ".join(OBJECTIVES) + " (default latency; tok_s and tok_s_per_pe are read as "
+                        "throughput and throughput_per_pe); with an SLA: tok_s_per_usd (default) | "
+                        "tok_s_per_w | throughput_per_pe | throughput")
     p.add_argument("--top-k", type=positive_int(), default=1, help="pairs kept per hardware candidate")
-    p.add_argument("--design-point", default="best",
-                   help='where to measure sensitivity: best | base | "knob=value;..." (rest from --hw)')
+    p.add_argument("--design-point", default="pick",
+                   help='where to measure the levers: pick (the answer) | best (the best objective) | '
+                        'base | "knob=value;..." (rest from --hw)')
+    p.add_argument("--tolerance", type=finite_float, default=1.0,
+                   help="percent: the answer is the cheapest design within this of the best objective "
+                        "(default 1; 0 = the best)")
     p.add_argument("--target", type=finite_float,
                    help="'what it takes' target: latency in ms, else the objective's unit "
                         "(default: twice as good as the design point)")
@@ -68,12 +83,14 @@ def add_parser(sub) -> None:
     g.add_argument("--isl", type=positive_int(), default=2048, help="input tokens per request")
     g.add_argument("--osl", type=positive_int(), default=512, help="output tokens per request")
     g.add_argument("--batching", default="continuous", help="continuous | static")
+    g.add_argument("--disaggregated", action="store_true",
+                   help="also the best pair of different prefill and decode parts (one per pool)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
 
 def _design_point(text: str):
-    if text in ("best", "base"):
+    if text in ("pick", "best", "base"):
         return text
     grid = parse_grid(text, option="--design-point") or {}
     multi = [k for k, v in grid.items() if len(v) != 1]
@@ -99,20 +116,23 @@ def _summary(args, model, base, res, ans) -> dict:
         "n_hardware": res.n_hardware, "n_parallel_per_hw": res.n_parallel, "n_evals": res.n_evals,
         "total_joint": res.total_joint, "elapsed_s": res.elapsed_s, "sensitivity_s": res.sensitivity_s,
         "economics": res.economics.to_dict(),
-        "best": res.best.to_dict(),
+        "best": res.best.to_dict(), "pick": res.pick.to_dict(), "tolerance": res.tolerance,
         "pareto": [s.to_dict() for s in res.pareto_scores],
         "pareto_usd": [s.to_dict() for s in res.pareto_usd_scores],
         "design_point": {**res.design_point.knobs(), **res.design_point.topology_overrides()},
         "design_value": res.design_value,
         "sensitivity": [vars(r) for r in res.sensitivity],
+        "levers": [vars(lv) for lv in res.levers],
+        "cost_score": COST_SCORE_TEXT,
         "what_it_takes": {"target_value": res.target_value,
-                          "rows": [vars(r) for r in res.requirements]},
+                          "rows": [vars(r) for r in res.requirements],
+                          "combination": vars(res.combination) if res.combination else None},
     }
 
 
 #: Flags of the step co-design that the SLA co-design (--ttft-ms/--tpot-ms) has no use for, with
 #: their defaults: given with a limit, they are an error instead of being silently ignored.
-STEP_ONLY = {"mode": "decode", "s_kv": 131072, "s_q": None, "batch": 1, "design_point": "best",
+STEP_ONLY = {"mode": "decode", "s_kv": 131072, "s_q": None, "batch": 1, "design_point": "pick",
              "target": None, "top_k": 1}
 #: ... and the SLA flags the step co-design ignores.
 SLA_ONLY = {"isl": 2048, "osl": 512, "batching": "continuous"}
@@ -147,7 +167,8 @@ def run(args) -> int:
                   "an SLA co-design")
         return run_sla(args, model, base, grid)
     check_cap(grid_size(axes), args.max_candidates)
-    obj = get_objective("latency" if args.objective is None else args.objective)
+    obj = get_objective("latency" if args.objective is None else OBJECTIVE_ALIASES.get(args.objective, args.objective))
+    require(0 <= args.tolerance < 100, f"--tolerance is a percentage in [0, 100), got {args.tolerance:g}")
     design = _design_point(args.design_point)
     if isinstance(design, dict):     # its values checked now, not after the sweep
         grid_axes("custom", {k: [v] for k, v in design.items()}, base.knobs(),
@@ -161,7 +182,7 @@ def run(args) -> int:
                             s_q=args.s_q, base_hw=base, objective=obj.name, progress=cb,
                             custom=grid, keep="topk" if args.top_k > 1 else "best",
                             top_k=args.top_k, runtime=args.runtime, design_point=design, target=target,
-                            max_candidates=args.max_candidates)
+                            max_candidates=args.max_candidates, tolerance=args.tolerance / 100)
     ans = res.answer()
     if args.out:
         res.to_parquet(args.out)
@@ -174,13 +195,18 @@ def run(args) -> int:
     console.print(Text.assemble(("Answer:", "bold"), first.removeprefix("Answer:")), highlight=False,
                   soft_wrap=True)
     console.print(second, highlight=False, soft_wrap=True)
+    req = requirement_line(ans)
+    if req:
+        console.print(req, highlight=False, soft_wrap=True)
+    how = ("memory-first pick on the base hardware (autosuggest), not a search"
+           if args.depth == "two_stage" else f"{res.total_joint:,} fitting pairs searched")
     console.print(f"Co-design {model.name}, {args.mode} s_kv={args.s_kv} batch={args.batch}, depth "
                   f"{args.depth}, objective {obj.name}: {res.n_hardware:,} hardware x {res.n_parallel:,} "
-                  f"parallelism configs, {res.total_joint:,} fitting pairs searched in {res.elapsed_s:.2f} s "
+                  f"parallelism configs, {how} in {res.elapsed_s:.2f} s "
                   f"({res.n_evals:,} costed after pruning)")
     _print_pareto(res)
-    _print_sensitivity(res)
-    _print_requirements(res)
+    console.print(COST_SCORE_TEXT, highlight=False, soft_wrap=True)
+    _print_levers(res)
     return 0
 
 
@@ -188,7 +214,7 @@ def _print_pareto(res) -> None:
     from infersim.specs.hardware import KNOBS
 
     t = Table(title=f"Pareto frontier: {res.objective} vs system cost ($) ({len(res.pareto_usd_scores)} "
-                    f"points; on {res.objective} vs cost_score: {len(res.pareto_scores)} points)")
+                    f"points; on {res.objective} vs cost_score: {len(res.pareto_scores)} points; {UNITS_TEXT})")
     lead = () if res.objective == "latency" else (res.objective,)
     for col in (*lead, "latency", "tok/s", "capex", "power", "cost_score", *SHORT.values(),
                 "parallelism", "PEs"):
@@ -202,32 +228,25 @@ def _print_pareto(res) -> None:
     console.print(t)
 
 
-def _print_sensitivity(res) -> None:
-    if not res.sensitivity:
+LEVER_ROWS = 12
+
+
+def _print_levers(res) -> None:
+    """Hardware and software levers at the design point, ranked by gain (the answer's next
+    lever is the first row)."""
+    if not res.levers:
         return
-    d = res.design_point
-    t = Table(title=f"Sensitivity at the design point ({fmt_value(res.objective, res.design_value)}): "
-                    f"one knob x0.5 / x2, parallelism re-searched under {res.objective}")
-    for col in ("rank", "knob", "value", "x0.5", "x2", "gain x2", "elasticity", "+$/PE x2"):
-        t.add_column(col, justify="right")
-    for i, r in enumerate(res.sensitivity, 1):
-        t.add_row(str(i), r.knob, f"{getattr(d, r.knob):g}", fmt_value(res.objective, r.halved_value),
-                  fmt_value(res.objective, r.doubled_value), f"{100 * r.rel_speedup:+.1f}%",
-                  f"{r.elasticity:.2f}", f"{r.doubled_capex_usd_per_pe:+,.0f}")
+    t = Table(title=f"Levers at the design point ({fmt_value(res.objective, res.design_value)}), hardware "
+                    f"and software, best first: each change alone, parallelism re-searched under "
+                    f"{res.objective}")
+    for col in ("rank", "kind", "change", "x0.5", "x2", "after", "gain", "elasticity", "+$/PE"):
+        t.add_column(col, justify="left" if col == "change" else "right")
+    for i, lv in enumerate(res.levers[:LEVER_ROWS], 1):
+        capex = f"{lv.capex_usd_per_pe:+,.0f}" if math.isfinite(lv.capex_usd_per_pe) else "-"
+        el = f"{lv.elasticity:.2f}" if math.isfinite(lv.elasticity) else "-"
+        t.add_row(str(i), lv.kind, lv.action, fmt_value(res.objective, lv.halved_value),
+                  fmt_value(res.objective, lv.doubled_value), fmt_value(res.objective, lv.value),
+                  f"{100 * lv.gain:+.1f}%", el, capex)
     console.print(t)
-
-
-def _print_requirements(res) -> None:
-    if not res.requirements:
-        return
-    t = Table(title=f"What it takes: each knob alone, to reach {fmt_value(res.objective, res.target_value)}")
-    for col in ("knob", "needed", "x design", "reaches"):
-        t.add_column(col, justify="right")
-    for r in res.requirements:
-        if r.multiplier is None:
-            t.add_row(r.knob, "not reachable", "> x16", "-")
-        else:
-            t.add_row(r.knob, f"{r.knob_value:,.4g}", f"x{r.multiplier:.2f}",
-                      fmt_value(res.objective, r.reached_value))
-    console.print(t)
-
+    if len(res.levers) > LEVER_ROWS:
+        console.print(f"{len(res.levers) - LEVER_ROWS} more levers (each gaining less) in --json", highlight=False)

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from infersim.cli.common import console, emit_json, progress_bar, write_csv
 from infersim.codesign.answer import SHORT, fmt_usd
-from infersim.codesign.sla import SLA_OBJECTIVES, codesign_sla, sla_answer_lines
+from infersim.codesign.sla import SLA_ALIASES, SLA_OBJECTIVES, codesign_sla, pools_line, sla_answer_lines
 from infersim.serving import Request
 from infersim.specs.hardware import KNOBS
 
@@ -16,12 +16,13 @@ TOP_ROWS = 15
 
 
 def run_sla(args, model, base, grid) -> int:
-    objective = "tok_s_per_usd" if args.objective is None else args.objective
+    objective = "tok_s_per_usd" if args.objective is None else SLA_ALIASES.get(args.objective, args.objective)
     request = Request(args.isl, args.osl)
     with progress_bar(f"SLA co-design ({args.depth})", args.json) as cb:
         res = codesign_sla(model, request, args.ttft_ms, args.tpot_ms, depth=args.depth, custom=grid,
                            base_hw=base, objective=objective, runtime=args.runtime,
-                           batching=args.batching, progress=cb, max_candidates=args.max_candidates)
+                           batching=args.batching, progress=cb, max_candidates=args.max_candidates,
+                           disaggregated=args.disaggregated)
     if args.out:
         res.to_parquet(args.out)
     if args.csv:
@@ -34,12 +35,16 @@ def run_sla(args, model, base, grid) -> int:
                    "tpot_ms": args.tpot_ms, "objective": objective, "n_hardware": len(res.designs),
                    "n_meeting": res.n_meeting, "elapsed_s": res.elapsed_s,
                    "designs": [d.record() for d in res.designs],
-                   "sensitivity": [vars(s) for s in res.sensitivity]})
+                   "sensitivity": [vars(s) for s in res.sensitivity],
+                   "levers": [vars(lv) for lv in res.levers]})
         return 0
     first, second = sla_answer_lines(res.answer())
     console.print(Text.assemble(("Answer:", "bold"), first.removeprefix("Answer:")), highlight=False,
                   soft_wrap=True)
     console.print(second, highlight=False, soft_wrap=True)
+    pools = pools_line(res.answer())
+    if pools:
+        console.print(pools, highlight=False, soft_wrap=True)
     console.print(f"SLA co-design {model.name}, {args.isl}+{args.osl} tokens, TTFT <= {args.ttft_ms or '-'} ms, "
                   f"TPOT <= {args.tpot_ms or '-'} ms, objective {objective}: {res.n_meeting} of "
                   f"{len(res.designs)} hardware candidates meet it ({res.elapsed_s:.1f} s)")

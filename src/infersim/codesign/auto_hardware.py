@@ -39,7 +39,8 @@ import numpy as np
 from infersim.codesign.answer import answer as _answer
 from infersim.codesign.economics import Economics
 from infersim.codesign.grid import DEPTHS, MAX_CANDIDATES, check_cap, grid_axes, grid_rows, grid_size, rows_at
-from infersim.codesign.results import ScoreList, assemble, frontiers
+from infersim.codesign.levers import Lever, all_levers
+from infersim.codesign.results import ScoreList, assemble, frontiers, tolerance_pick
 from infersim.codesign.search import (
     BLOCK_ELEMS,
     SliceResult,
@@ -49,9 +50,20 @@ from infersim.codesign.search import (
     static_terms,
     topology_hw,
 )
-from infersim.codesign.sensitivity import Requirement, SensitivityRow, default_target, what_it_takes
+from infersim.codesign.sensitivity import (
+    Requirement,
+    SensitivityRow,
+    default_target,
+    what_it_takes,
+    what_two_take,
+)
 from infersim.codesign.sensitivity import sensitivity as _sensitivity
-from infersim.codesign.types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
+from infersim.codesign.types import (
+    _HW_KNOB_DEFAULTS,
+    SYSTEM_KNOBS,
+    HardwareCandidate,
+    JointScore,
+)
 from infersim.errors import InferSimError, choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP, as_hardware
 from infersim.presets.model_presets import as_model
@@ -93,17 +105,33 @@ class JointResult:
     target_value: float = float("nan")
     economics: Economics = field(default_factory=Economics)
     context: SweepContext | None = field(default=None, repr=False, compare=False)
+    levers: list[Lever] = field(default_factory=list)
+    combination: Requirement | None = None
+    tolerance: float = 0.0
+    pick_index: int = 0
 
     @property
     def best(self) -> JointScore:
+        """The pair with the best objective (the fastest, under ``latency``)."""
         return self.all_scores[0]
+
+    @property
+    def pick(self) -> JointScore:
+        """The answer: the cheapest pair (system capex) whose objective is within ``tolerance``
+        of the best (see :func:`tolerance_pick`); ``best`` itself when ``tolerance`` is 0."""
+        return self.all_scores[self.pick_index]
+
+    @property
+    def software(self) -> list[Lever]:
+        """The software levers at the design point, best first."""
+        return [lv for lv in self.levers if lv.kind == "software"]
 
     def answer(self) -> dict:
         """The recommendation: hardware, parallelism, performance, $ and W, the bound and the
         next knob to buy (see :mod:`infersim.codesign.answer`)."""
         return _answer(self)
 
-    TABLES = ("all", "pareto", "pareto_usd", "sensitivity", "requirements")
+    TABLES = ("all", "pareto", "pareto_usd", "sensitivity", "requirements", "levers")
 
     def to_pandas(self, which: str = "all"):
         """One table: ``all`` kept pairs (best first), the ``pareto`` (objective vs cost_score)
@@ -113,7 +141,7 @@ class JointResult:
         from infersim.report.frames import columns_frame, frame
 
         choice("table", which, self.TABLES)
-        if which in ("sensitivity", "requirements"):
+        if which in ("sensitivity", "requirements", "levers"):
             return frame([vars(r) for r in getattr(self, which)])
         idx = None if which == "all" else [self.all_scores.index_of(s) for s in (
             self.pareto_scores if which == "pareto" else self.pareto_usd_scores)]
@@ -149,18 +177,18 @@ def enumerate_hardware(depth: str = "balanced", custom: Mapping[str, Sequence[fl
     (0.5x, 1x, 2x). ``custom`` maps knobs (the six, plus ``pes_per_cube``, ``cubes_per_sip``,
     ``n_sips``) to value lists; absent knobs stay at the base."""
     base = dict(_HW_KNOB_DEFAULTS if base is None else base)
-    base_topo = tuple(getattr(GENERIC_SIP, k) for k in TOPOLOGY_KNOBS)
+    base_topo = tuple(getattr(GENERIC_SIP, k) for k in SYSTEM_KNOBS)
     axes = grid_axes(depth, custom, base, base_topo)
     check_cap(grid_size(axes), max_candidates)
     knob_rows, topo_rows = grid_rows(axes)
     named = _named_topology(depth, custom)
-    return [HardwareCandidate(*map(float, k), **{n: int(t[i]) for i, n in enumerate(TOPOLOGY_KNOBS)
+    return [HardwareCandidate(*map(float, k), **{n: int(t[i]) for i, n in enumerate(SYSTEM_KNOBS)
                                                   if n in named})
             for k, t in zip(knob_rows, topo_rows)]
 
 
 def _named_topology(depth: str, custom) -> tuple[str, ...]:
-    return tuple(k for k in TOPOLOGY_KNOBS if depth == "custom" and custom and k in custom)
+    return tuple(k for k in SYSTEM_KNOBS if depth == "custom" and custom and k in custom)
 
 
 # ----- argument checks --------------------------------------------------------------------------
@@ -248,21 +276,25 @@ def _run_executor(ctx, axes, n, executor, n_slices, progress) -> list[SliceResul
     return out
 
 
-def _design(design_point, best: JointScore, base_hw: HardwareSpec) -> HardwareCandidate:
-    """The design point: None/"best" (the best hardware found), "base", a HardwareCandidate, or a
-    mapping of knobs (the rest from the base hardware)."""
-    if design_point is None or (isinstance(design_point, str) and design_point == "best"):
+def _design(design_point, pick: JointScore, best: JointScore, base_hw: HardwareSpec) -> HardwareCandidate:
+    """The design point: None/"pick" (the answer's hardware, :attr:`JointResult.pick`), "best"
+    (the hardware of the best objective), "base", a HardwareCandidate, or a mapping of knobs (the
+    rest from the base hardware)."""
+    if design_point is None or (isinstance(design_point, str) and design_point == "pick"):
+        return pick.hw
+    if isinstance(design_point, str) and design_point == "best":
         return best.hw
     if isinstance(design_point, str) and design_point == "base":
         return HardwareCandidate(**base_hw.knobs())
     if isinstance(design_point, HardwareCandidate):
         return design_point
     require(isinstance(design_point, Mapping),
-            f"design_point must be 'best', 'base', a HardwareCandidate or a knob mapping, got {design_point!r}")
+            f"design_point must be 'pick', 'best', 'base', a HardwareCandidate or a knob mapping, "
+            f"got {design_point!r}")
     axes = grid_axes("custom", {k: [v] for k, v in design_point.items()}, base_hw.knobs(),
-                     tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
-    vals = dict(zip(KNOBS + TOPOLOGY_KNOBS, (a[0] for a in axes)))
-    topo = {k: vals[k] for k in TOPOLOGY_KNOBS if k in design_point}
+                     tuple(getattr(base_hw, k) for k in SYSTEM_KNOBS))
+    vals = dict(zip(KNOBS + SYSTEM_KNOBS, (a[0] for a in axes)))
+    topo = {k: vals[k] for k in SYSTEM_KNOBS if k in design_point}
     return HardwareCandidate(**{k: vals[k] for k in KNOBS}, **topo)
 
 
@@ -273,15 +305,19 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
                   top_k: int = 1, executor=None, n_slices: int | None = None,
                   sensitivity: bool = True, runtime=None, economics: Economics | None = None,
                   design_point=None, target: float | None = None, target_gain: float = 2.0,
-                  max_candidates: int | None = None) -> JointResult:
+                  max_candidates: int | None = None, tolerance: float = 0.01) -> JointResult:
     """Co-design sweep (see the module docstring).
 
     ``keep``: "best" (each candidate's best pair), "topk" (its ``top_k`` best) or "all" (every
     fitting pair; memory grows with the grid). ``all_scores`` is sorted by the objective.
-    ``design_point`` (default: the best hardware) is where sensitivity and "what it takes" are
-    measured; ``target`` (objective units) or ``target_gain`` (default 2x better than the design
-    point) sets what "what it takes" must reach."""
+    ``tolerance`` (default 1%): the answer (:attr:`JointResult.pick`) is the cheapest pair (system
+    capex) whose objective is within that fraction of the best. ``design_point`` (default: the
+    pick) is where sensitivity, the levers and "what it takes" are measured; ``target``
+    (objective units) or ``target_gain`` (default 2x better than the design point) sets what
+    "what it takes" must reach."""
     _check_args(objective, keep, top_k, executor, n_slices, progress, economics)
+    require(isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool)
+            and 0 <= tolerance < 1, f"tolerance must be a fraction in [0, 1), got {tolerance!r}")
     require(isinstance(target_gain, (int, float)) and not isinstance(target_gain, bool) and target_gain > 0,
             f"target_gain must be a number > 0, got {target_gain!r}")
     obj = get_objective(objective)
@@ -290,7 +326,7 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     wl = Workload(mode=mode, s_kv=s_kv, batch=batch, s_q=s_q)
     model = as_model(model)
     base_hw = GENERIC_SIP if base_hw is None else as_hardware(base_hw)
-    axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in TOPOLOGY_KNOBS))
+    axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in SYSTEM_KNOBS))
     n = grid_size(axes)
     check_cap(n, max_candidates)
     ctx = SweepContext(model, base_hw, wl, objective, keep, 1 if keep == "best" else top_k,
@@ -317,15 +353,20 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
             f"{n_par} configs fits {model.name} {mode} at s_kv={s_kv}, batch={batch}")
     scores = ScoreList(table, axes, _named_topology(depth, custom), ctx)
     cap_idx, usd_idx = frontiers(table, obj)
+    pick = tolerance_pick(table, obj, tolerance)
     elapsed = time.perf_counter() - t0
 
     t1 = time.perf_counter()
-    design = _design(design_point, scores[0], base_hw)
-    sens, reqs, d_val, tgt = [], [], float("nan"), float("nan")
+    design = _design(design_point, scores[pick], scores[0], base_hw)
+    sens, reqs, levers, combo, d_val, tgt = [], [], [], None, float("nan"), float("nan")
+    two = depth == "two_stage"
     if sensitivity:
-        sens, d_val, _ = _sensitivity(ctx, econ, design, depth == "two_stage")
+        sens, d_val, _ = _sensitivity(ctx, econ, design, two)
+        levers = all_levers(ctx, econ, design, sens, d_val, two)
         tgt = default_target(obj, d_val, target_gain) if target is None else _target(target)
-        reqs = what_it_takes(ctx, econ, design, d_val, tgt, depth == "two_stage")
+        reqs = what_it_takes(ctx, econ, design, d_val, tgt, two)
+        if not any(q.multiplier is not None for q in reqs):
+            combo = what_two_take(ctx, econ, design, tgt, two)
     return JointResult(model=model.name, workload=wl, depth=depth, objective=objective,
                        n_hardware=n, n_parallel=n_par, n_evals=int(n_evals),
                        total_joint=total_joint, all_scores=scores,
@@ -333,7 +374,8 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
                        elapsed_s=elapsed, sensitivity_s=time.perf_counter() - t1,
                        pareto_usd_scores=[scores[int(i)] for i in usd_idx], requirements=reqs,
                        design_point=design, design_value=d_val, target_value=tgt, economics=econ,
-                       context=ctx)
+                       context=ctx, levers=levers, combination=combo, tolerance=float(tolerance),
+                       pick_index=pick)
 
 
 def _target(target) -> float:

@@ -7,8 +7,10 @@ Per PE (vectorised over hardware candidates; GB = 1e9 bytes, GB/s per direction 
     pe_usd     = vendor_markup·cogs_usd + scaleup_usd_per_gbs·2·(intra + inter)   (the PE with
                  its share of the scale-up switches, like an HGX board's per-GPU price)
     pe_w       = (w_per_tflops[node]·TFLOPS + hbm_pj_per_bit·8e-3·GB/s
-                  + link_pj_per_bit·8e-3·2·(intra + inter + intersip)) / (1 − idle_fraction)
+                  + link_pj_per_bit·8e-3·2·(intra + inter + intersip)
+                  + tier_pj_per_bit·8e-3·tier GB/s) / (1 − idle_fraction)
     capex_usd  = pe_usd + scaleout_usd_per_gbs·2·intersip + host_usd_per_pe
+                 + tier_usd_per_gb·tier GB + tier_usd_per_gbs·2·tier GB/s     (a memory tier, at cost)
     system_w   = pe_w · server_power_multiplier
     usd_per_h  = (capex_usd / (lifetime_years·8766) + system_w/1000 · avg_power_fraction · pue
                   · usd_per_kwh) / utilisation
@@ -19,9 +21,10 @@ more than one SiP), so an 8-GPU node pays no InfiniBand. A pair's system cost an
 PEs times the per-PE figures (``JointScore.system_cost_usd``, ``system_power_w``).
 
 Hardware whose name matches a part with a published price and TDP (:data:`PUBLISHED`) is
-*anchored*: at its own knobs the PE costs the published price and draws the TDP, and a
-candidate scales them by the model's ratio (candidate / base). Other hardware (the generic SiP)
-uses the parametric model at :attr:`Economics.node`.
+*anchored*: at its own knobs (and the default coefficients) the PE costs the published price and
+draws the TDP, and a candidate adds the model's increments to them (:func:`_anchored`), so tokens
+per dollar never rise when a price coefficient does. Other hardware (the generic SiP) uses the
+parametric model at :attr:`Economics.node`.
 
 Every coefficient's source or reasoning is in :data:`SOURCES` (mirrored in docs/codesign.md);
 the numbers come from the collected research (Silicon Analysts cost bridge, Epoch AI
@@ -120,6 +123,9 @@ class Economics:
     avg_power_fraction: float = 0.75
     pue: float = 1.2
     usd_per_kwh: float = 0.08
+    tier_usd_per_gb: float = 4.0
+    tier_usd_per_gbs: float = 1.0
+    tier_pj_per_bit: float = 5.0
     lifetime_years: float = 5.0
     utilisation: float = 1.0
     anchor_published: bool = True
@@ -175,6 +181,12 @@ SOURCES: dict[str, str] = {
     "avg_power_fraction": "average draw 0.75 x TDP for GPUs (Epoch AI server_TDP_fraction)",
     "pue": "1.2, a modern data centre (Epoch AI: 1.1 hyperscaler, 1.25 other; Uptime Institute)",
     "usd_per_kwh": "US industrial electricity $0.077-0.083/kWh 2024-25 (EIA via Epoch AI)",
+    "tier_usd_per_gb": "second memory tier (LPDDR5X / DDR5 beside the HBM) ~$4/GB: DRAM contract "
+                       "prices 2024 $3-5/GB (TrendForce); a Grace's 480 GB LPDDR5X ~ $2k (estimate)",
+    "tier_usd_per_gbs": "estimate: the tier's link (NVLink-C2C, CXL x16 or PCIe PHY and controller) ~$1 "
+                        "per GB/s of bidirectional bandwidth (short-reach, on or beside the package)",
+    "tier_pj_per_bit": "LPDDR5X ~3.5-4 pJ/bit plus NVLink-C2C 1.3 pJ/bit (NVIDIA Grace Hopper "
+                       "whitepaper) ~5 pJ/bit at full tier bandwidth",
     "lifetime_years": "5-year amortisation for hardware from 2023 on (Epoch AI get_server_lifetime)",
     "utilisation": "assumption: the modelled throughput is sustained every hour of the lifetime "
                    "(an upper bound); tokens per $ scale with it, rankings do not",
@@ -207,19 +219,54 @@ def cogs_usd(k: dict, node: ComputeNode, e: Economics):
             + e.hbm_usd_per_gbs * k["bw_hbm_gbs"] + e.package_usd)
 
 
+def _tier(topo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(GB, GB/s per direction) of the memory tier per PE; zero without one (3-column rows)."""
+    if topo.shape[1] < 5:
+        z = np.zeros(len(topo))
+        return z, z
+    gb = topo[:, 3].astype(float)
+    return gb, np.where(gb > 0, topo[:, 4], 0).astype(float)
+
+
+def tier_usd(topo: np.ndarray, e: Economics) -> np.ndarray:
+    """The memory tier per PE at cost: capacity + its link (bidirectional GB/s)."""
+    gb, gbs = _tier(topo)
+    return e.tier_usd_per_gb * gb + e.tier_usd_per_gbs * 2.0 * gbs
+
+
 def _pe_model(k: dict, topo: np.ndarray, node: ComputeNode, e: Economics):
     """(pe_usd, pe_w) of the parametric model (see the module docstring)."""
     up, out = _links_bidir_gbs(k, topo)
     pe_usd = e.vendor_markup * cogs_usd(k, node, e) + e.scaleup_usd_per_gbs * up
     dyn_w = (node.w_per_tflops * k["peak_tflops_f16"] + e.hbm_pj_per_bit * 8e-3 * k["bw_hbm_gbs"]
-             + e.link_pj_per_bit * 8e-3 * (up + out))
+             + e.link_pj_per_bit * 8e-3 * (up + out) + e.tier_pj_per_bit * 8e-3 * _tier(topo)[1])
     return pe_usd, dyn_w / (1.0 - e.idle_fraction)
+
+
+def _anchored(pe_usd, pe_w, cogs, base_hw: HardwareSpec, part: PublishedPart, node: ComputeNode,
+              e: Economics):
+    """The published part's price and TDP at its own knobs, the model's increments elsewhere:
+
+        pe_usd = max(model_usd(c; e) + (price − model_usd(base; e_ref)), cogs(c; e))
+        pe_w   = max(model_w(c; e) + (TDP − model_w(base; e_ref)), model_w(c; e) / 4)
+
+    with ``e_ref`` the default coefficients at ``e.node`` (the residual — the vendor's margin
+    beyond the model, or its saving — is fixed by the published figures, not by the coefficients
+    under study). Each term is non-decreasing in every price coefficient, so raising one never
+    lowers a cost (a ratio price · model(c) / model(base) could: its denominator rises too). At
+    the default coefficients and the part's own knobs it is the published price and TDP."""
+    base_k = {name: np.array([v]) for name, v in base_hw.knobs().items()}
+    base_topo = np.array([[base_hw.pes_per_cube, base_hw.cubes_per_sip, base_hw.n_sips]])
+    usd0, w0 = _pe_model(base_k, base_topo, node, Economics(node=e.node))
+    return (np.maximum(pe_usd + (part.price_usd - usd0[0]), cogs),
+            np.maximum(pe_w + (part.tdp_w - w0[0]), pe_w / 4.0))
 
 
 def pe_economics(knob_rows: np.ndarray, topo_rows: np.ndarray, base_hw: HardwareSpec,
                  econ: Economics | None = None) -> PeEconomics:
     """Per-PE cost and power of candidates: ``knob_rows`` (H, 6) in :data:`KNOBS` order,
-    ``topo_rows`` (H, 3) = (pes_per_cube, cubes_per_sip, n_sips); anchored on ``base_hw``'s
+    ``topo_rows`` (H, 3) = (pes_per_cube, cubes_per_sip, n_sips), or (H, 5) with the memory tier
+    (unified_mem_gb, bw_unified_gbs); anchored on ``base_hw``'s
     published price and TDP when it has them."""
     e = econ or Economics()
     knob_rows = np.atleast_2d(np.asarray(knob_rows, dtype=float))
@@ -229,12 +276,9 @@ def pe_economics(knob_rows: np.ndarray, topo_rows: np.ndarray, base_hw: Hardware
     node = NODES[part.node if part else e.node]
     pe_usd, pe_w = _pe_model(k, topo_rows, node, e)
     if part is not None:
-        base_k = {name: np.array([v]) for name, v in base_hw.knobs().items()}
-        base_topo = np.array([[base_hw.pes_per_cube, base_hw.cubes_per_sip, base_hw.n_sips]])
-        usd0, w0 = _pe_model(base_k, base_topo, node, e)
-        pe_usd, pe_w = part.price_usd * pe_usd / usd0[0], part.tdp_w * pe_w / w0[0]
+        pe_usd, pe_w = _anchored(pe_usd, pe_w, cogs_usd(k, node, e), base_hw, part, node, e)
     _, out = _links_bidir_gbs(k, topo_rows)
-    capex = pe_usd + e.scaleout_usd_per_gbs * out + e.host_usd_per_pe
+    capex = pe_usd + e.scaleout_usd_per_gbs * out + e.host_usd_per_pe + tier_usd(topo_rows, e)
     system_w = pe_w * e.server_power_multiplier
     usd_per_h = (capex / (e.lifetime_years * HOURS_PER_YEAR)
                  + system_w / 1e3 * e.avg_power_fraction * e.pue * e.usd_per_kwh) / e.utilisation

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from infersim.codesign.types import TOPOLOGY_KNOBS
+from infersim.codesign.types import SYSTEM_KNOBS, TIER_KNOBS, TOPOLOGY_KNOBS
 from infersim.errors import InferSimError, choice, require, short_repr
 from infersim.specs.hardware import KNOB_RANGE, KNOBS, MAX_PES
 
@@ -34,7 +34,7 @@ MAX_SLA_CANDIDATES_LIMIT = 10_000
 #: Most distinct system sizes (pes_per_cube x cubes_per_sip x n_sips) in one grid: each builds
 #: its own parallelism space, so ``n_sips=1..300`` would build 300 of them.
 MAX_TOPOLOGIES = 64
-GRID_KNOBS = KNOBS + TOPOLOGY_KNOBS
+GRID_KNOBS = KNOBS + SYSTEM_KNOBS
 
 
 def _value(knob: str, v) -> float | int:
@@ -43,6 +43,10 @@ def _value(knob: str, v) -> float | int:
     if knob in TOPOLOGY_KNOBS:
         require(ok and float(v).is_integer() and v <= MAX_PES,
                 f"{knob} values must be integers in 1..{MAX_PES:,}, got {short_repr(v)}")
+        return int(v)
+    if knob in TIER_KNOBS:          # a memory tier of 0 GB is "none"
+        ok0 = isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v >= 0
+        require(ok0 and float(v).is_integer(), f"{knob} values must be integers >= 0, got {v!r}")
         return int(v)
     lo, hi = KNOB_RANGE
     require(ok and lo <= v <= hi, f"{knob} values must be numbers in {lo:g}..{hi:g}, got {short_repr(v)}")
@@ -55,7 +59,7 @@ def _custom_axes(custom, base: Mapping[str, float], base_topo: Sequence[int]) ->
     require(isinstance(custom, Mapping), f"custom grid must map knob names to value lists, got {short_repr(custom)}")
     unknown = set(custom) - set(GRID_KNOBS)
     require(not unknown, f"unknown knobs {sorted(map(str, unknown))}; valid: {', '.join(GRID_KNOBS)}")
-    defaults = {**base, **dict(zip(TOPOLOGY_KNOBS, base_topo))}
+    defaults = {**base, **dict(zip(SYSTEM_KNOBS, _system(base_topo)))}
     axes = []
     for k in GRID_KNOBS:
         vals = custom.get(k, [defaults[k]])
@@ -66,7 +70,15 @@ def _custom_axes(custom, base: Mapping[str, float], base_topo: Sequence[int]) ->
         require(len(vals) <= 10_000, f"{len(vals):,} values for {k}: at most 10,000 per knob")
         axes.append(sorted({_value(k, v) for v in vals}))
     check_topologies(axes)
+    cap, bw = axes[GRID_KNOBS.index("unified_mem_gb")], axes[GRID_KNOBS.index("bw_unified_gbs")]
+    require(max(cap) == 0 or min(bw) > 0,
+            "a memory tier (unified_mem_gb > 0) needs bw_unified_gbs > 0: say how fast the PE reaches it")
     return axes
+
+
+def _system(base_topo: Sequence) -> tuple[int, ...]:
+    """The base's system axes; a topology without the tier has none (0 GB at 0 GB/s)."""
+    return tuple(int(v) for v in base_topo) + (0,) * (len(SYSTEM_KNOBS) - len(base_topo))
 
 
 def grid_axes(depth: str, custom, base: Mapping[str, float], base_topo: Sequence[int]) -> list[list]:
@@ -77,7 +89,7 @@ def grid_axes(depth: str, custom, base: Mapping[str, float], base_topo: Sequence
         return _custom_axes(custom, base, base_topo)
     require(custom is None, "a custom grid needs depth='custom'")
     return ([[m * base[k] for m in _MULTIPLIERS[depth]] for k in KNOBS]
-            + [[int(v)] for v in base_topo])
+            + [[v] for v in _system(base_topo)])
 
 
 def grid_size(axes: list[list]) -> int:
@@ -108,11 +120,11 @@ def check_topologies(axes: list[list]) -> None:
 
 
 def rows_at(axes: list[list], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(knob_rows (len(idx), 6) float64, topo_rows (len(idx), 3) int64) of the candidates at
+    """(knob_rows (len(idx), 6) float64, topo_rows (len(idx), 5) int64: ``SYSTEM_KNOBS``) at
     positions ``idx`` of the ``itertools.product`` order, without building the whole grid."""
     idx = np.asarray(idx, dtype=np.int64)
     knob_rows = np.empty((len(idx), len(KNOBS)))
-    topo_rows = np.empty((len(idx), len(TOPOLOGY_KNOBS)), dtype=np.int64)
+    topo_rows = np.empty((len(idx), len(SYSTEM_KNOBS)), dtype=np.int64)
     stride = grid_size(axes)
     for j, a in enumerate(axes):          # axis j's index: (idx // stride_j) % len_j
         stride //= len(a)

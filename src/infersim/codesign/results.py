@@ -20,7 +20,7 @@ import numpy as np
 from infersim.codesign.economics import Economics, pe_economics
 from infersim.codesign.grid import rows_at
 from infersim.codesign.search import SliceResult, SweepContext, static_terms, topology_hw
-from infersim.codesign.types import _HW_KNOB_DEFAULTS, TOPOLOGY_KNOBS, HardwareCandidate, JointScore
+from infersim.codesign.types import _HW_KNOB_DEFAULTS, SYSTEM_KNOBS, HardwareCandidate, JointScore
 from infersim.search.objectives import Objective, Perf
 from infersim.search.pareto import pareto_front
 from infersim.specs.hardware import KNOBS
@@ -131,14 +131,14 @@ class ScoreList(Sequence):
         """The candidate at grid position ``c`` (one object per candidate)."""
         if c not in self._cands:
             knobs, topo = rows_at(self._axes, [c])
-            named = dict(zip(TOPOLOGY_KNOBS, map(int, topo[0])))
+            named = dict(zip(SYSTEM_KNOBS, map(int, topo[0])))
             self._cands[c] = HardwareCandidate(*map(float, knobs[0]),
                                                **{k: named[k] for k in self._named})
         return self._cands[c]
 
     def _build(self, i: int) -> JointScore:
         t, c = self.table, int(self.table.cand[i])
-        topo = self.candidate(c).topology_of(self._ctx.base_hw)
+        topo = self.candidate(c).system_of(self._ctx.base_hw)
         space, _ = static_terms(self._ctx.model, topology_hw(self._ctx.base_hw, topo), self._ctx.wl)
         f = lambda col: float(getattr(t, col)[i])  # noqa: E731
         return JointScore(self.candidate(c), space.config(int(t.config[i])), f("latency_ns"),
@@ -157,7 +157,7 @@ class ScoreList(Sequence):
         t = self.table if idx is None else self.table.take(np.asarray(idx, dtype=np.int64))
         knobs, topo = rows_at(self._axes, t.cand)
         cols: dict[str, np.ndarray] = {f"hw_{k}": knobs[:, j] for j, k in enumerate(KNOBS)}
-        cols.update({f"hw_{k}": topo[:, j] for j, k in enumerate(TOPOLOGY_KNOBS)})
+        cols.update({f"hw_{k}": topo[:, j] for j, k in enumerate(SYSTEM_KNOBS)})
         par: dict[str, np.ndarray] = {}
         groups, inverse = np.unique(topo, axis=0, return_inverse=True)
         for g, tp in enumerate(groups):
@@ -195,3 +195,15 @@ def frontiers(table: PairTable, obj: Objective) -> tuple[np.ndarray, np.ndarray]
     cap = first[pareto_front(score[first], table.cost_score[first])]
     usd = pareto_front(score, table.system_cost_usd)
     return cap, usd
+
+
+def tolerance_pick(table: PairTable, obj: Objective, tolerance: float) -> int:
+    """Index of the answer: among pairs whose objective is within ``tolerance`` of the best
+    (latency ≤ best · (1 + tol); higher-is-better ≥ best · (1 − tol)), the one of lowest system
+    capex (ties: the better objective, i.e. the earlier row). 0 when ``tolerance`` is 0."""
+    if not len(table) or tolerance <= 0:
+        return 0
+    v, best = table.objective_value, float(table.objective_value[0])
+    near = v >= best * (1 - tolerance) if obj.maximise else v <= best * (1 + tolerance)
+    idx = np.flatnonzero(near)
+    return int(idx[np.argmin(table.system_cost_usd[idx])])

@@ -36,8 +36,9 @@ from typing import Callable
 import numpy as np
 
 from infersim import cost
+from infersim.codesign import tier
 from infersim.codesign.grid import grid_size, rows_at
-from infersim.codesign.types import TOPOLOGY_KNOBS
+from infersim.codesign.types import SYSTEM_KNOBS
 from infersim.search.objectives import Objective, get_objective
 from infersim.search.space import parallelism_space
 from infersim.specs.hardware import KNOBS, HardwareSpec
@@ -53,6 +54,7 @@ REL_TOL = 1e-9         # bounds and scores come from different float expressions
 _I_PAIR = [KNOBS.index("peak_tflops_f16"), KNOBS.index("bw_hbm_gbs")]
 _I_LINKS = [KNOBS.index(k) for k in ("bw_intra_gbs", "bw_inter_gbs", "bw_intersip_gbs")]
 _I_CAP = KNOBS.index("pe_hbm_gb")
+_I_BW = KNOBS.index("bw_hbm_gbs")
 
 
 @dataclass(frozen=True)
@@ -104,12 +106,17 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s[new], inverse
 
 
-def topology_hw(base: HardwareSpec, topo: tuple[int, int, int]) -> HardwareSpec:
-    current = tuple(getattr(base, k) for k in TOPOLOGY_KNOBS)
-    return base if topo == current else replace(base, **dict(zip(TOPOLOGY_KNOBS, topo)))
+def topology_hw(base: HardwareSpec, topo: tuple[int, ...]) -> HardwareSpec:
+    """``base`` with a candidate's system axes (``SYSTEM_KNOBS``; a 3-tuple: the topology only)."""
+    names = SYSTEM_KNOBS[:len(topo)]
+    current = tuple(getattr(base, k) for k in names)
+    if tuple(topo) == current:
+        return base
+    vals = {k: (float(v) if k in SYSTEM_KNOBS[3:] else int(v)) for k, v in zip(names, topo)}
+    return replace(base, **vals)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)     # topologies, and the levers' model and batch variants of one sweep
 def static_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload):
     """(space, terms) of a topology: built once per process (sweeps visit topologies in turn)."""
     space, _ = parallelism_space(model, hw, wl)
@@ -120,15 +127,23 @@ def static_terms(model: ModelSpec, hw: HardwareSpec, wl: Workload):
 def fitting(model: ModelSpec, hw: HardwareSpec, wl: Workload, cap_gb: float,
             runtime: Runtime) -> np.ndarray:
     """Indices (into the topology's space) of the configs that fit ``cap_gb`` per PE under
-    ``runtime``'s memory fraction."""
-    return np.flatnonzero(static_terms(model, hw, wl)[1].fits(cap_gb, runtime))
+    ``runtime``'s memory fraction (with a memory tier: whose KV cache beyond the HBM fits it)."""
+    terms = static_terms(model, hw, wl)[1]
+    if tier.has_tier(hw):
+        return np.flatnonzero(tier.fits(terms, cap_gb, runtime))
+    return np.flatnonzero(terms.fits(cap_gb, runtime))
 
 
-def _cost(ctx: SweepContext, obj: Objective, terms, knobs: np.ndarray):
-    """(score, latency, period), each (rows, configs), of ``terms`` on candidate rows ``knobs``."""
+def _cost(ctx: SweepContext, obj: Objective, terms, knobs: np.ndarray, bound: bool = False):
+    """(score, latency, period), each (rows, configs), of ``terms`` on candidate rows ``knobs``;
+    with a memory tier the KV traffic over it is added, except for a lower ``bound`` (the tier
+    only adds time, so the tier-free time bounds it from below)."""
     kn = {k: knobs[:, j:j + 1] for j, k in enumerate(KNOBS)}
     r = cost.evaluate(terms, kn, runtime=ctx.runtime, breakdown=False)
     lat, per = r["total_ns"], r["period_ns"]
+    if not bound and tier.has_tier(terms.hw):
+        extra = tier.extra_ns(terms, knobs[:, _I_CAP:_I_CAP + 1], knobs[:, _I_BW:_I_BW + 1], ctx.runtime)
+        lat, per = lat + extra, per + extra
     return obj.config_score(lat, per, terms.par.pes), lat, per
 
 
@@ -156,7 +171,7 @@ class _Bounds:
         rows[:, _I_LINKS] = self.links_max
         rows[:, _I_CAP] = 1.0                   # capacity does not enter latency or period
         step = max(1, BLOCK_ELEMS // len(self.terms))
-        return np.concatenate([_cost(self.ctx, self.obj, self.terms, rows[s:s + step])[0]
+        return np.concatenate([_cost(self.ctx, self.obj, self.terms, rows[s:s + step], bound=True)[0]
                                for s in range(0, len(rows), step)])
 
     def for_rows(self, rows: np.ndarray, fit: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:

@@ -18,6 +18,7 @@ the same policy and objective as the sweep (the exact search of :mod:`.search`; 
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 
@@ -158,6 +159,28 @@ def what_it_takes(ctx: SweepContext, econ: Economics, design: HardwareCandidate,
                 lo[k] = m
     return [Requirement(k, obj.name, target, hi.get(k), getattr(design, k) * hi[k] if k in hi else None,
                         float(best[k]) if k in best else None) for k in KNOBS]
+
+
+def what_two_take(ctx: SweepContext, econ: Economics, design: HardwareCandidate, target: float,
+                  two_stage: bool = False) -> Requirement | None:
+    """When no knob alone reaches ``target``: the pair of knobs that does when both are scaled by
+    the smallest common multiple of the scan (×√2 … ×16); ties go to the lower added capex per
+    PE. ``knob`` names the pair ("a+b"), ``knob_value`` is None; None when no pair reaches it."""
+    obj = get_objective(ctx.objective)
+    pairs = list(itertools.combinations(KNOBS, 2))
+    cands = [replace(design, **{a: m * getattr(design, a), b: m * getattr(design, b)})
+             for a, b in pairs for m in SCAN]
+    val, _ = point_values(ctx, econ, cands, two_stage)
+    hit = _reaches(obj, val, target).reshape(len(pairs), len(SCAN))
+    if not hit.any():
+        return None
+    knobs, topo = candidate_rows([design] + cands, ctx.base_hw)
+    capex = pe_economics(knobs, topo, ctx.base_hw, econ).capex_usd
+    first = [(SCAN[int(np.argmax(h))], capex[1 + p * len(SCAN) + int(np.argmax(h))], p)
+             for p, h in enumerate(hit) if h.any()]
+    m, _, p = min(first)
+    v = val[p * len(SCAN) + SCAN.index(m)]
+    return Requirement("+".join(pairs[p]), obj.name, target, m, None, float(v))
 
 
 def default_target(obj: Objective, design_value: float, target_gain: float) -> float:

@@ -28,6 +28,7 @@ import numpy as np
 
 from infersim.codesign.answer import MIN_LEVER_GAIN, SHORT, fmt_price
 from infersim.codesign.auto_hardware import HardwareCandidate, enumerate_hardware
+from infersim.codesign.disagg import PoolPair, codesign_pools
 from infersim.codesign.economics import Economics, pe_economics
 from infersim.codesign.grid import (
     MAX_CANDIDATES_LIMIT,
@@ -37,11 +38,12 @@ from infersim.codesign.grid import (
     grid_axes,
     grid_size,
 )
+from infersim.codesign.levers import KNOB_WORDS, RUNTIME_WORDS, Lever, _runtime_variants
 from infersim.codesign.types import TOPOLOGY_KNOBS, candidate_rows
 from infersim.errors import choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP, as_hardware
 from infersim.presets.model_presets import as_model
-from infersim.presets.runtime_presets import get_runtime
+from infersim.presets.runtime_presets import RUNTIMES, SCENARIO_RUNTIMES, get_runtime
 from infersim.serving import BATCHING, Request
 from infersim.serving.sla import NoDeployment, ServingPoint, limit_ms, sla_search
 from infersim.specs.hardware import KNOBS, HardwareSpec
@@ -50,6 +52,11 @@ from infersim.specs.model import ModelSpec
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
                   "tok_s_per_pe": ("tok_s_per_pe", "tok/s/PE"), "tok_s": ("tok_s_system", "tok/s")}
+#: The sweep's names for the same objectives, accepted here too (one set of names with and
+#: without an SLA).
+SLA_ALIASES = {"throughput_per_pe": "tok_s_per_pe", "throughput": "tok_s"}
+#: SLA objective → the per-PE cost :mod:`.disagg` prices pools by.
+_POOL_OBJECTIVE = {"tok_s_per_usd": "tok_s_per_usd", "tok_s_per_w": "tok_s_per_w", "tok_s_per_pe": "throughput_per_pe"}
 
 
 @dataclass(frozen=True)
@@ -135,6 +142,8 @@ class SLACodesignResult:
     sensitivity: list[KnobEffect] = field(default_factory=list)
     n_meeting: int = 0
     elapsed_s: float = 0.0
+    levers: list[Lever] = field(default_factory=list)
+    pools: PoolPair | None = None        # different prefill and decode parts (disaggregated=True)
 
     @property
     def unit(self) -> str:
@@ -194,7 +203,7 @@ def _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, 
             best = miss = None
             limit = "memory: not one sequence fits"
         out.append(ServingDesign(c, best, miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
-                                 float(pe.usd_per_h[i]), limit, int(np.prod(topo[i]))))
+                                 float(pe.usd_per_h[i]), limit, int(np.prod(topo[i][:3]))))
         if progress is not None:
             progress(i + 1, len(cands))
     return out
@@ -222,11 +231,15 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
                  base_hw: HardwareSpec | None = None, objective: str = "tok_s_per_usd",
                  runtime=None, batching: str = "continuous", economics: Economics | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 max_candidates: int | None = None, sensitivity: bool = True) -> SLACodesignResult:
+                 max_candidates: int | None = None, sensitivity: bool = True,
+                 disaggregated: bool = False) -> SLACodesignResult:
     """The hardware (of ``depth``'s grid around ``base_hw``) whose best deployment serves
     ``request`` within ``ttft_ms`` / ``tpot_ms`` for the most of ``objective`` (see the module
-    docstring); designs ranked, the knob sensitivity at the best one."""
-    choice("objective", objective, tuple(SLA_OBJECTIVES))
+    docstring); designs ranked, the knob sensitivity and every lever (hardware and software) at
+    the best one. ``disaggregated``: also the best pair of different prefill and decode parts
+    (:mod:`infersim.codesign.disagg`; not for ``tok_s``, whose system is one part)."""
+    objective = SLA_ALIASES.get(objective, objective)
+    choice("objective", objective, tuple(SLA_OBJECTIVES) + tuple(SLA_ALIASES))
     require(ttft_ms is not None or tpot_ms is not None,
             "an SLA co-design needs a TTFT or a TPOT limit (ttft_ms=, tpot_ms=)")
     # checked here, once: a bad limit or batching inside the per-candidate search would read as
@@ -247,12 +260,55 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
     designs = _ranked(_designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching,
                                economics, progress), objective)
     n_meet = sum(d.point is not None for d in designs)
-    sens = (_sensitivity(model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics,
-                         objective) if sensitivity and n_meet else [])
+    sens, levers = [], []
+    if sensitivity and n_meet:
+        sens = _sensitivity(model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics,
+                            objective)
+        levers = sorted(_hardware_levers(sens, designs[0], objective) + _software_levers(
+            model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics, objective),
+            key=lambda lv: -lv.gain)
+    pools = None
+    if disaggregated and objective in _POOL_OBJECTIVE:
+        pools = codesign_pools(model, request, cands, base, ttft_ms, tpot_ms, _POOL_OBJECTIVE[objective],
+                               rt, economics)
     return SLACodesignResult(model=model.name, base_hw=base.name, runtime=rt.name, batching=batching,
                              request=request, ttft_limit_ms=ttft_ms, tpot_limit_ms=tpot_ms,
                              objective=objective, designs=designs, sensitivity=sens,
-                             n_meeting=n_meet, elapsed_s=time.perf_counter() - t0)
+                             n_meeting=n_meet, elapsed_s=time.perf_counter() - t0, levers=levers,
+                             pools=pools)
+
+
+def _hardware_levers(sens: list[KnobEffect], best: ServingDesign, objective: str) -> list[Lever]:
+    v0 = best.value(objective)
+    out = []
+    for r in sens:
+        words, unit = KNOB_WORDS[r.knob]
+        v = getattr(best.hw, r.knob)
+        out.append(Lever(f"{r.knob} x2", "hardware", f"double {words} ({v:,.4g} -> {2 * v:,.4g} {unit})",
+                         r.gain_doubled, r.doubled_value, v0, objective, halved_value=r.halved_value,
+                         doubled_value=r.doubled_value))
+    return out
+
+
+def _software_levers(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, batching, econ,
+                     objective) -> list[Lever]:
+    """The runtime's overheads x0.5 and each other runtime profile, at the best hardware, the
+    deployment searched again under the SLA (see :mod:`infersim.codesign.levers`)."""
+    v0 = best.value(objective)
+    variants = [(f"{f} x{getattr(h, f) / getattr(rt, f):.2g}",
+                 f"cut {w} ({getattr(rt, f):,.4g} -> {getattr(h, f):,.4g} {u})", h)
+                for f, w, u, h, _ in _runtime_variants(rt)]
+    variants += [(f"runtime {n}", f"switch the runtime to {n} ({RUNTIME_WORDS.get(n, n)}; "
+                  + ("a stack that does not ship yet: assumed numbers" if n in SCENARIO_RUNTIMES
+                     else f"{RUNTIMES[n].measured or 'assumed'} profile") + ")", RUNTIMES[n])
+                 for n in RUNTIMES if n != rt.name and RUNTIMES[n] != rt]
+    out = []
+    for name, action, other in variants:
+        d = _designs(model, base, [best.hw], request, ttft_ms, tpot_ms, other, batching, econ, None)[0]
+        v = d.value(objective) if d.point else math.nan
+        out.append(Lever(name, "software", action, v / v0 - 1.0 if d.point else -1.0, v, v0, objective,
+                         source=other.source))
+    return out
 
 
 def sla_answer(res) -> dict:
@@ -269,7 +325,9 @@ def sla_answer(res) -> dict:
                     f"{near.miss.par.describe()} at batch {near.miss.batch}: TTFT {near.miss.ttft_ms:,.0f} ms, "
                     f"TPOT {near.miss.tpot_ms:.1f} ms" if near else "")}
     p = d.point
-    lever = next((s for s in res.sensitivity if s.gain_doubled > MIN_LEVER_GAIN), None)
+    from infersim.codesign.levers import next_levers
+
+    lever, other = next_levers(res.levers, MIN_LEVER_GAIN)
     return {"objective": res.objective, "unit": unit, "meets_sla": True,
             "objective_value": d.value(res.objective),
             "hardware": {**d.hw.knobs(), **d.hw.topology_overrides()},
@@ -277,11 +335,26 @@ def sla_answer(res) -> dict:
             "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms, "tok_s": p.tok_s, "tok_s_per_pe": p.tok_s_per_pe,
             "tok_s_per_usd": d.tok_s_per_usd, "tok_s_per_w": d.tok_s_per_w, "capex_usd": d.capex_usd,
             "usd_per_mtok": 1e6 / d.tok_s_per_usd, "limit": d.limit,
-            "next_lever": None if lever is None else {"knob": lever.knob, "gain": lever.gain_doubled}}
+            "next_lever": _lever(lever), "other_lever": _lever(other), "pools": _pools(res.pools)}
+
+
+def _lever(lv) -> dict | None:
+    if lv is None:
+        return None
+    return {"name": lv.name, "kind": lv.kind, "action": lv.action, "gain": lv.gain, "value": lv.value,
+            "knob": lv.name.split(" ")[0] if lv.kind == "hardware" else None}
+
+
+def _pools(pp: PoolPair | None) -> dict | None:
+    if pp is None:
+        return None
+    from dataclasses import asdict
+
+    return {**asdict(pp), "gain_over_same_part": pp.gain_over_same_part}
 
 
 def _knob_text(hw: dict) -> str:
-    return ", ".join(f"{SHORT.get(k, k)} {v:g}" for k, v in hw.items())
+    return ", ".join(f"{SHORT.get(k, k)} {v:g}" for k, v in hw.items() if v is not None)
 
 
 def sla_answer_lines(ans: dict) -> tuple[str, str]:
@@ -294,7 +367,24 @@ def sla_answer_lines(ans: dict) -> tuple[str, str]:
              f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
              f"({ans['tok_s_per_pe']:,.1f}/PE), {ans['tok_s_per_usd']:,.0f} tok/$ "
              f"({fmt_price(ans['usd_per_mtok'])}/M tok), {ans['tok_s_per_w']:.2f} tok/s/W")
-    lever = ans["next_lever"]
-    nxt = (f"next lever: double {lever['knob']} ({100 * lever['gain']:+.1f}% {ans['unit']})"
-           if lever else "no single knob doubled gains more than 0.5%")
+    lever, other = ans["next_lever"], ans["other_lever"]
+    if lever is None:
+        nxt = "no lever, hardware or software, gains more than 0.5%"
+    else:
+        nxt = f"next lever ({lever['kind']}): {lever['action']} ({100 * lever['gain']:+.1f}% {ans['unit']})"
+        if other is not None:
+            nxt += f"; best {other['kind']} lever: {other['action']} ({100 * other['gain']:+.1f}% {ans['unit']})"
     return first, f"Limited by {ans['limit']}; {nxt}"
+
+
+def pools_line(ans: dict) -> str | None:
+    """One line: the prefill part and the decode part of the best disaggregated deployment."""
+    pp = ans.get("pools")
+    if not ans.get("meets_sla") or pp is None:
+        return None
+    same = "the same part for both pools" if pp["prefill_hw"] == pp["decode_hw"] else (
+        f"{100 * pp['gain_over_same_part']:+.1f}% over one part for both")
+    return (f"Disaggregated, one part per pool: prefill on {_knob_text(pp['prefill_hw'])} "
+            f"({pp['prefill_par']}, {pp['prefill_batch']} prompts per step), decode on "
+            f"{_knob_text(pp['decode_hw'])} ({pp['decode_par']}, batch {pp['decode_batch']}): TTFT "
+            f"{pp['ttft_ms']:,.0f} ms, TPOT {pp['tpot_ms']:.1f} ms, {pp['value']:,.4g} {ans['unit']} ({same})")

@@ -13,6 +13,11 @@ from infersim.specs.parallel import Parallelism
 _HW_KNOB_DEFAULTS: dict[str, float] = GENERIC_SIP.knobs()
 #: System-size knobs a custom grid may add (None on a candidate: the base hardware's value).
 TOPOLOGY_KNOBS: tuple[str, ...] = ("pes_per_cube", "cubes_per_sip", "n_sips")
+#: A second memory tier per PE (HardwareSpec fields: capacity in GB, GB/s per direction), holding
+#: the KV cache HBM cannot (see :mod:`infersim.codesign.tier`); 0 GB = none.
+TIER_KNOBS: tuple[str, ...] = ("unified_mem_gb", "bw_unified_gbs")
+#: Every per-system axis of a grid: candidates that differ in one are different HardwareSpecs.
+SYSTEM_KNOBS: tuple[str, ...] = TOPOLOGY_KNOBS + TIER_KNOBS
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,8 @@ class HardwareCandidate:
     pes_per_cube: int | None = None
     cubes_per_sip: int | None = None
     n_sips: int | None = None
+    unified_mem_gb: int | None = None
+    bw_unified_gbs: int | None = None
 
     @property
     def cost_score(self) -> float:
@@ -40,10 +47,15 @@ class HardwareCandidate:
         return {k: getattr(self, k) for k in KNOBS}
 
     def topology_overrides(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in TOPOLOGY_KNOBS if getattr(self, k) is not None}
+        return {k: getattr(self, k) for k in SYSTEM_KNOBS if getattr(self, k) is not None}
 
     def topology_of(self, base: HardwareSpec) -> tuple[int, int, int]:
         return tuple(getattr(self, k) or getattr(base, k) for k in TOPOLOGY_KNOBS)  # type: ignore
+
+    def system_of(self, base: HardwareSpec) -> tuple[int, ...]:
+        """(pes_per_cube, cubes_per_sip, n_sips, unified_mem_gb, bw_unified_gbs) on ``base``."""
+        return self.topology_of(base) + tuple(
+            int(getattr(base, k) if getattr(self, k) is None else getattr(self, k)) for k in TIER_KNOBS)
 
     def to_hardware(self, base: HardwareSpec) -> HardwareSpec:
         hw = base.with_knobs(**self.knobs())
@@ -104,8 +116,8 @@ class JointScore:
 
 
 def candidate_rows(cands, base: HardwareSpec) -> tuple[np.ndarray, np.ndarray]:
-    """(knob rows (n, 6) in ``KNOBS`` order, topology rows (n, 3)) of candidates on ``base``: the
-    arrays the cost model and the economics take."""
+    """(knob rows (n, 6) in ``KNOBS`` order, system rows (n, 5) in ``SYSTEM_KNOBS`` order) of
+    candidates on ``base``: the arrays the cost model and the economics take."""
     knobs = np.array([[getattr(c, k) for k in KNOBS] for c in cands], dtype=float)
-    topo = np.array([c.topology_of(base) for c in cands], dtype=np.int64)
+    topo = np.array([c.system_of(base) for c in cands], dtype=np.int64)
     return knobs, topo

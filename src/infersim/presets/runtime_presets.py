@@ -5,8 +5,11 @@ values of ``calibration.toml`` applied; and the resolution of a ``--runtime`` na
 Profiles: ``cuda-graphs`` (the default: graph-captured stacks in general), ``vllm``, ``sglang``,
 ``trtllm`` (each engine's own profile), ``eager`` (PyTorch eager from Python, unfused),
 ``python-fused`` and ``cpp-nographs`` (fused kernels launched without graphs from Python or C++),
-``trtllm-2023`` (TensorRT-LLM's 2023 session runtime, for its 2023 tables). The field meanings
-and the step formula are in :mod:`infersim.specs.runtime`.
+``trtllm-2023`` (TensorRT-LLM's 2023 session runtime, for its 2023 tables). Scenarios for stacks
+that do not ship yet (``scenario = true`` in their file; never calibrated, their numbers assumed):
+``megakernel`` (a persistent mega-kernel decoder) and ``dataflow`` (a dataflow-compiled decoder):
+both remove most per-kernel gaps, so the co-design can ask which knob matters once the compiler
+fuses the layer. The field meanings and the step formula are in :mod:`infersim.specs.runtime`.
 """
 from __future__ import annotations
 
@@ -24,6 +27,10 @@ from infersim.specs.runtime import Runtime
 DEFAULT_RUNTIME = "cuda-graphs"
 
 
+#: Profiles that describe a stack that does not ship yet (never calibrated; numbers assumed).
+SCENARIO_RUNTIMES: set[str] = set()
+
+
 def _profile_files() -> dict[str, dict]:
     folder = resources.files("infersim") / "presets" / "runtime"
     out: dict[str, dict] = {}
@@ -32,6 +39,8 @@ def _profile_files() -> dict[str, dict]:
             d = _parse(entry.read_text(encoding="utf-8"), ".toml", f"presets/runtime/{entry.name}")
             if d.get("name") in out:
                 raise InferSimError(f"duplicate runtime profile {d.get('name')!r} in {entry.name}")
+            if d.pop("scenario", False) is True:
+                SCENARIO_RUNTIMES.add(d["name"])
             out[d["name"]] = d
     return out
 
@@ -91,5 +100,5 @@ def resolve_runtime(ref: "str | Runtime | None") -> Runtime:
         raise InferSimError(f"{exc} (or a .toml/.json/.yaml runtime file)") from None
 
 
-__all__ = ["DEFAULT_RUNTIME", "BASE_RUNTIMES", "RUNTIMES", "get_runtime", "resolve_runtime",
+__all__ = ["DEFAULT_RUNTIME", "BASE_RUNTIMES", "SCENARIO_RUNTIMES", "RUNTIMES", "get_runtime", "resolve_runtime",
            "read_runtime_file", "is_runtime_file", "calibrated"]

@@ -9,6 +9,10 @@ from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.ui import widgets as w
 from infersim.ui.inputs import KNOB_LABELS, TOPO_LABELS, Inputs
 
+#: The second memory tier's axes (0 GB = none; see infersim.codesign.tier).
+TIER_LABELS = {"unified_mem_gb": "Memory tier GB per PE (0 = none)",
+               "bw_unified_gbs": "Memory tier GB/s per PE per direction"}
+
 
 def grid_inputs(hw) -> dict[str, list[float]]:
     """One text field per knob; the default grid varies HBM bandwidth and peak FLOPs (×½, ×1, ×2)."""
@@ -18,7 +22,7 @@ def grid_inputs(hw) -> dict[str, list[float]]:
     for i, k in enumerate(GRID_KNOBS):
         base = getattr(hw, k)
         default = f"{base / 2:g}, {base:g}, {2 * base:g}" if k in ("bw_hbm_gbs", "peak_tflops_f16") else ""
-        label = KNOB_LABELS.get(k) or TOPO_LABELS[k]
+        label = KNOB_LABELS.get(k) or TOPO_LABELS.get(k) or TIER_LABELS[k]
         txt = w.text(cols[i % 3], label, f"grid_{k}", default, help_key="grid")
         if txt.strip():
             vals = parse_values(txt.replace(";", ","), k, option="grid")

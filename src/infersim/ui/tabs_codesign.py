@@ -84,11 +84,14 @@ def fmt_objective(objective: str, value: float) -> str:
 
 def _card(card, res: dict, note=lambda: None) -> None:
     run, out, ans = res["run"], res["outcome"], res["answer"]
-    jr, b = out.result, out.result.best
+    jr, b = out.result, out.result.pick
     w.headline(card, "Recommended hardware:", _hw_text(ans))
     note()
+    how = ("memory-first pick on the base hardware, not a search" if jr.depth == "two_stage" else
+           f"best by {jr.objective}" if jr.pick is jr.best else
+           f"the cheapest within {100 * jr.tolerance:g}% of the best by {jr.objective}")
     card.markdown(f"**Deploy:** {ans['parallelism']} on {ans['pes']} PE{'s' if ans['pes'] != 1 else ''} "
-                  f"(best by {jr.objective})")
+                  f"({how})")
     w.metrics(card, [(f"Objective: {jr.objective}", fmt_objective(jr.objective, b.objective_value)),
                      ("Latency", fmt_time(b.total_latency_ns)), ("Throughput", fmt_rate(b.tokens_per_s)),
                      ("System cost", fmt_usd(b.system_cost_usd)), ("Power", f"{b.system_power_w / 1e3:,.2f} kW")])
@@ -131,7 +134,7 @@ def _chart(res: dict, xaxis: str) -> None:
     n = len(jr.all_scores)
     colour = _colour_by(left, res)
     fig = charts.codesign_scatter(res["points"], frontier, x, y, x_title, y_title, colour=colour, log_x=log_x,
-                                  best=jr.best.to_dict())
+                                  best=jr.pick.to_dict())
     left.plotly_chart(fig, key="fig_cd_pareto")
     ties = fig.layout.meta["tied_points_spread"]
     if ties:

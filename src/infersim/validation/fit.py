@@ -30,7 +30,7 @@ import numpy as np
 
 from infersim.presets.calibration import calibration
 from infersim.presets.hardware_presets import RAW_PRESETS
-from infersim.presets.runtime_presets import BASE_RUNTIMES
+from infersim.presets.runtime_presets import BASE_RUNTIMES, SCENARIO_RUNTIMES
 from infersim.specs.efficiency import calibrate
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.runtime import Runtime
@@ -71,7 +71,7 @@ def _rt(profiles: tuple[str, ...], field: str, lo: float, hi: float, name: str |
 
 
 GRAPH_PROFILES = ("cuda-graphs", "vllm", "sglang", "trtllm")
-ALL_PROFILES = tuple(BASE_RUNTIMES)
+ALL_PROFILES = tuple(n for n in BASE_RUNTIMES if n not in SCENARIO_RUNTIMES)   # scenarios are not fitted
 FAMILIES = ("hopper", "ampere", "ada", "cdna3", "blackwell")
 
 
