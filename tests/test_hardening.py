@@ -8,7 +8,6 @@ physics) and 2 (tok/$ monotone in every price: the economics' anchoring), left t
 """
 import json
 import os
-import resource
 import subprocess
 import sys
 
@@ -29,13 +28,34 @@ GB = 2**30
 
 
 def run_cli(*args, cwd=None, timeout=10):
-    """The CLI in a fresh interpreter: (exit status, stdout, stderr, peak RSS in bytes); the
-    timeout is a hang guard (a hang raises TimeoutExpired), not a speed assertion."""
+    """The CLI in a fresh interpreter: (exit status, stdout, stderr, the child's own peak RSS in
+    bytes, from wait4: the children-wide maximum would carry an earlier test's server); the timeout
+    is a hang guard (a hang raises TimeoutExpired), not a speed assertion."""
+    import threading
+    import time
+
     p = subprocess.Popen([sys.executable, "-m", "infersim", *args], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, cwd=cwd)
-    out, err = p.communicate(timeout=timeout)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024   # max over children so far
-    return p.returncode, out, err, peak
+    streams = {"out": [], "err": []}
+    readers = [threading.Thread(target=lambda f=f, k=k: streams[k].append(f.read()))
+               for f, k in ((p.stdout, "out"), (p.stderr, "err"))]
+    for t in readers:
+        t.start()
+    end = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > end:
+            p.kill()
+            os.wait4(p.pid, 0)
+            p.returncode = -9
+            raise subprocess.TimeoutExpired(p.args, timeout)
+        time.sleep(0.01)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    for t in readers:
+        t.join()
+    return p.returncode, "".join(streams["out"]), "".join(streams["err"]), usage.ru_maxrss * 1024
 
 
 def assert_one_error(result, needle: str) -> None:
