@@ -89,10 +89,11 @@ def test_config_that_does_not_fit_shows_no_throughput():
     assert text.startswith("**Does not fit:**") and "cannot run" in text and "tok/s" not in text.split("\n")[0]
 
 
-def test_zero_context_is_an_error_not_the_old_result(app):
+def test_bad_context_is_an_error_not_the_old_result(app):
+    """0 clamps to the field's minimum (1); a context beyond 2**31 tokens is still an error."""
     open_tab(app, "Explore")
     assert "Recommended" in card_text(app, "Explore")
-    app.get_by_key("s_kv_decode").set_value(0)
+    app.get_by_key("s_kv_decode").set_value(2**31 + 1)
     app.run()
     assert not app.exception
     assert any("s_kv must be an integer in 1.." in e for e in errors(app))
@@ -155,7 +156,12 @@ def test_sweeps_run_only_on_their_button(app, monkeypatch, tab, target, run_key)
     if tab == "Serving":
         import infersim.serving as serving
         monkeypatch.setattr(serving, "sla_search", getattr(mod, fn), raising=False)
-    open_tab(app, tab)
+    app.session_state["tab"] = tab
+    app.run()
+    if tab == "Serving":                                       # seconds for a 70B model: never on its own
+        assert len(calls) == 0 and "Press Run serving search" in card_text(app, tab)
+        app.get_by_key(run_key).click()
+        app.run()
     assert len(calls) == 1                                     # the first visit answers at once
     before = card_text(app, tab)
     # widget changes on the tab and in the sidebar: no sweep, the result stays, marked stale
@@ -265,7 +271,9 @@ def test_serving_tab_answers_like_sla_search():
     assert f"best aggregated: {ref.best.par.describe()}" in text and f"at {ref.best.batch} concurrent" in text
     assert ref.comparison() in text
     m = metric_values(at)
-    assert m["TPOT"] == fmt_time(ref.best.tpot_ms * 1e6) and m["Concurrent sequences"] == f"{ref.best.batch:,}"
+    # issue 27: the tiles are the recommended (disaggregated) deployment's, and say so
+    assert m["TPOT"] == fmt_time(d.tpot_ms * 1e6) and m["TTFT"] == fmt_time(d.ttft_ms * 1e6)
+    assert m["PEs"] == f"{d.pes:,}" and f"**Disaggregated {d.ratio} (the answer)" in text
     pareto = charts(at)["Throughput vs interactivity: Llama 3.1 70B on H100-SXM x8"]
     assert {"Pareto frontier", "best (aggregated)", "disaggregated"} <= {t["name"] for t in pareto["data"]}
     assert pareto["layout"]["shapes"][0]["x0"] == pytest.approx(1000 / 50)      # the TPOT region
@@ -295,8 +303,6 @@ def test_widget_values_survive_other_tabs(app):
 @pytest.mark.parametrize("key, value, needle", [
     ("sim_tp", 0, "tp must be an integer >= 1"),
     ("sim_tp", 32, "exceeds the 8 PEs"),
-    ("batch", 0, "batch must be an integer in 1.."),
-    (f"knob_bw_hbm_gbs_{H100.name}", 0.0, "bw_hbm_gbs must be > 0"),
 ])
 def test_bad_input_is_one_line_and_the_app_keeps_running(app, key, value, needle):
     app.get_by_key(key).set_value(value)
@@ -462,3 +468,41 @@ def test_sla_mode_runs_only_on_its_button(monkeypatch):
         at.get_by_key("cd_mode").set_value(mode)
         at.run()
     assert len(calls) == 2 and not any("inputs changed" in x.value for x in at.warning)
+
+
+# ----- issue 27: edited hardware is named, inputs have minimums, a bad value keeps the results ------
+def test_sidebar_minimums_clamp_instead_of_blanking_the_app(app):
+    """HBM 0 and batch 0 (reachable with the − button) clamp to the field's minimum: no error."""
+    from infersim.specs.hardware import KNOB_RANGE
+
+    key = f"knob_bw_hbm_gbs_{H100.name}"
+    app.get_by_key(key).set_value(0.0)
+    app.get_by_key("batch").set_value(0)
+    app.run()
+    assert not app.exception and not errors(app)
+    assert app.get_by_key(key).value == KNOB_RANGE[0] and app.get_by_key("batch").value == 1
+
+
+def test_edited_hardware_is_named_and_resets(app):
+    key = f"knob_bw_hbm_gbs_{H100.name}"
+    app.get_by_key(key).set_value(6700.0)
+    app.run()
+    name = "H100-SXM x8, edited: HBM 6,700 GB/s"
+    assert f"on {name}:" in card_text(app, "Simulate")
+    assert any(c.value.startswith(f"Llama 3.1 8B: 8.03 B params · {name}: 8 PEs") for c in app.caption)
+    r = simulate(L8B, H100.with_knobs(bw_hbm_gbs=6700.0), Parallelism(tp=8), Workload("decode", s_kv=8192, batch=16))
+    assert metric_values(app)["Latency per token"] == fmt_time(r.total_latency_ns)     # same physics
+    app.get_by_key("btn_hw_reset").click()
+    app.run()
+    assert app.get_by_key(key).value == H100.bw_hbm_gbs and "edited" not in card_text(app, "Simulate")
+
+
+def test_invalid_sidebar_value_keeps_the_last_good_results(app):
+    """An upload prompt (no file yet) is a message in the sidebar; the tabs keep answering."""
+    before = card_text(app, "Simulate")
+    app.get_by_key("hw").set_value("Upload hardware file…")
+    app.run()
+    assert not app.exception
+    assert any("upload a hardware file" in e for e in errors(app))
+    assert any("A sidebar value is invalid" in x.value for x in app.warning)
+    assert card_text(app, "Simulate").split("\n")[0] == before.split("\n")[0]

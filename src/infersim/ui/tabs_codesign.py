@@ -20,7 +20,7 @@ from infersim.search.objectives import OBJECTIVES, get_objective
 from infersim.ui import pins, state, tabs_codesign_sla
 from infersim.ui import widgets as w
 from infersim.ui.codesign_grid import candidates, grid_inputs
-from infersim.ui.inputs import Inputs
+from infersim.ui.inputs import Inputs, renamed
 
 TAB = "codesign"
 MODES = ("one step (latency/throughput…)", "serving SLA (tokens per $ at TTFT/TPOT)")
@@ -57,13 +57,16 @@ def _frames(res) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return pts, res.to_pandas("pareto_usd"), res.to_pandas("pareto")
 
 
-def _run(inp: Inputs, depth: str, objective: str, design: str, grid: dict) -> dict:
+def _run(inp: Inputs, depth: str, objective: str, design: str, grid: dict, card,
+         budget_s: float | None = None) -> dict:
     run = Run("codesign", inp.model, inp.hw, inp.runtime,
               {"workload": inp.workload_dict(), "objective": objective, "depth": depth,
                "grid": grid if depth == "custom" else None, "design_point": design})
-    bar = st.progress(0.0, text="sweeping hardware candidates")
-    out = compute(run, progress=lambda done, total: bar.progress(done / total, f"{done:,}/{total:,} candidates"))
-    bar.empty()
+    bar, report = w.progress(card, "sweeping hardware candidates")
+    try:
+        out = compute(run, progress=state.budget_progress(budget_s, report))
+    finally:
+        bar.empty()
     pts, usd, cap = _frames(out.result)
     return dict(run=run, outcome=out, answer=out.result.answer(), points=pts, usd=usd, cap=cap,
                 hw=inp.hw, base_hw=inp.base_hw, model=inp.model)
@@ -104,8 +107,9 @@ def _card(card, res: dict, note=lambda: None) -> None:
 def _point_buttons(open_col, pin_col, res: dict, score, tag: str) -> None:
     base, run = res["hw"], res["run"]
     topo = dict(zip(TOPOLOGY_KNOBS, score.hw.topology_of(base)))
+    # the sidebar's keys are the preset's (the base may carry an edited name)
     open_col.button("Open in Simulate", key=f"btn_cd_open_{tag}", on_click=state.open_in_simulate,
-                    args=(score.par.to_dict(), base.name, score.hw.knobs(), topo, run.inputs["workload"]),
+                    args=(score.par.to_dict(), res["base_hw"].name, score.hw.knobs(), topo, run.inputs["workload"]),
                     kwargs={"note": f"co-design {tag}: hardware knobs and parallelism"},
                     help="Fill Simulate's controls and the sidebar's knobs with this design.")
     pin_col.button("Pin to Compare", key=f"btn_cd_pin_{tag}", on_click=_pin, args=(res, score), icon=":material/push_pin:",
@@ -114,7 +118,7 @@ def _point_buttons(open_col, pin_col, res: dict, score, tag: str) -> None:
 
 def _pin(res: dict, score) -> None:
     base, run = res["hw"], res["run"]
-    hw = score.hw.to_hardware(base)
+    hw = renamed(score.hw.to_hardware(base), res["base_hw"])
     r = simulate(res["model"], hw, score.par, run.workload(), runtime=run.runtime)
     knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in score.hw.knobs().items())
     state.add_pin(pins.from_sim("Co-design", r, hw, res["base_hw"], capex_usd=score.system_cost_usd,
@@ -238,10 +242,16 @@ def render(inp: Inputs) -> None:
         depth, objective, _, design, grid = ctl
         stamp = inp.stamp(depth=depth, objective=objective, design=design,
                           grid=grid if depth == "custom" else None)
-        if clicked or state.get_result(TAB) is None:     # first visit: answer at once
-            state.run_and_store(TAB, stamp, lambda: _run(inp, depth, objective, design, grid))
+        if clicked:
+            state.run_and_store(TAB, stamp, lambda: _run(inp, depth, objective, design, grid, card))
+            state.ran(TAB)
+        else:                                        # first visit: answer at once if it is quick
+            state.first_visit(TAB, stamp, lambda budget: _run(inp, depth, objective, design, grid, card, budget))
     shown = w.shown_result(card, TAB, stamp, "Run co-design sweep")
     if shown is None:
+        if state.get_result(TAB) is None:
+            w.ask_to_run(card, TAB, "Run co-design sweep", f"it sweeps {n or 0:,} hardware candidates, each "
+                         "searching the full parallelism space")
         return
     res, note = shown
     xaxis = st.session_state.get("cd_x", "system cost ($)")
@@ -249,3 +259,4 @@ def render(inp: Inputs) -> None:
     _chart(res, xaxis)
     _tables(res, xaxis)
     _downloads(res)
+    w.scroll_into_view(TAB)

@@ -76,17 +76,19 @@ def _size(inp: Inputs, params: dict) -> int:
     return n
 
 
-def _run(inp: Inputs, params: dict) -> dict:
+def _run(inp: Inputs, params: dict, card, budget_s: float | None = None) -> dict:
     run = Run("codesign_sla", inp.model, inp.hw, inp.runtime, params)
-    bar = st.progress(0.0, text="one SLA search per hardware candidate")
+    bar = card.progress(0.0, text="one SLA search per hardware candidate")   # where the answer will be
 
-    def progress(done: int, total: int) -> None:
+    def report(done: int, total: int) -> None:
         tail = " (then the sensitivity: 12 more)" if done == total else ""
-        bar.progress(done / total, f"{done:,}/{total:,} candidates{tail}")
+        bar.progress(done / total, f"one SLA search per hardware candidate: {done:,}/{total:,}{tail}")
 
-    out = compute(run, progress=progress)
-    bar.empty()
-    return dict(run=run, outcome=out, hw=inp.hw, model=inp.model)
+    try:
+        out = compute(run, progress=state.budget_progress(budget_s, report))
+    finally:
+        bar.empty()
+    return dict(run=run, outcome=out, hw=inp.hw, base_hw=inp.base_hw, model=inp.model)
 
 
 # ----- the card -----------------------------------------------------------------------------------
@@ -134,12 +136,13 @@ def _open_args(res: dict) -> tuple:
     b = r.best
     topo = dict(zip(TOPOLOGY_KNOBS, b.hw.topology_of(base)))
     wl = {"mode": "decode", "s_kv": r.request.decode_mean().s_kv, "batch": b.point.batch, "s_q": None}
-    return b.point.par.to_dict(), base.name, b.hw.knobs(), topo, wl
+    return b.point.par.to_dict(), res.get("base_hw", base).name, b.hw.knobs(), topo, wl
 
 
 def _pin(res: dict) -> None:
     r, run = res["outcome"].result, res["run"]
-    state.add_pin(pins.from_sla_design("Co-design SLA", res["model"], res["hw"], run.runtime, r.request, r.best))
+    state.add_pin(pins.from_sla_design("Co-design SLA", res["model"], res["hw"], run.runtime, r.request, r.best,
+                                       preset=res.get("base_hw")))
 
 
 # ----- chart and tables -----------------------------------------------------------------------------
@@ -223,10 +226,16 @@ def render(inp: Inputs, card) -> None:
     stamp = None
     if n is not None:
         stamp = inp.stamp(with_workload=False, **params)
-        if clicked or state.get_result(TAB) is None:     # first visit of the mode: answer at once
-            state.run_and_store(TAB, stamp, lambda: _run(inp, params))
+        if clicked:
+            state.run_and_store(TAB, stamp, lambda: _run(inp, params, card))
+            state.ran("codesign")
+        else:                               # first visit of the mode: answer at once if it is quick
+            state.first_visit(TAB, stamp, lambda budget: _run(inp, params, card, budget))
     shown = w.shown_result(card, TAB, stamp, "Run SLA co-design")
     if shown is None:
+        if state.get_result(TAB) is None and n is not None:
+            w.ask_to_run(card, TAB, "Run SLA co-design", f"one serving-SLA search for each of the {n:,} hardware "
+                         "candidates")
         return
     res, note = shown
     _card(card, res, note)
@@ -235,3 +244,4 @@ def render(inp: Inputs, card) -> None:
     else:
         _charts(res)
     _tables(res)
+    w.scroll_into_view("codesign")

@@ -17,11 +17,14 @@ from infersim.ui.inputs import Inputs
 TAB = "explore"
 
 
-def _run(inp: Inputs, objective: str) -> dict:
+def _run(inp: Inputs, objective: str, card, budget_s: float | None = None) -> dict:
     run = Run("explore", inp.model, inp.hw, inp.runtime,
               {"workload": inp.workload_dict(), "objective": objective})
-    with st.spinner("searching the full parallelism space"):
-        out = compute(run)
+    bar, report = w.progress(card, "searching the full parallelism space")
+    try:
+        out = compute(run, progress=state.budget_progress(budget_s, report))
+    finally:
+        bar.empty()
     return dict(run=run, outcome=out, hw=inp.hw, base_hw=inp.base_hw, model=inp.model)
 
 
@@ -128,11 +131,17 @@ def render(inp: Inputs) -> None:
         card.error(inp.wl_error)
         return
     stamp = inp.stamp(objective=objective)
-    if clicked or state.get_result(TAB) is None:     # first visit: answer at once
-        state.run_and_store(TAB, stamp, lambda: _run(inp, objective))
+    if clicked:
+        state.run_and_store(TAB, stamp, lambda: _run(inp, objective, card))
+        state.ran(TAB)
+    else:                                            # first visit: answer at once if it is quick
+        state.first_visit(TAB, stamp, lambda budget: _run(inp, objective, card, budget))
     shown = w.shown_result(card, TAB, stamp, "Run explore")
     if shown is None:
+        if state.get_result(TAB) is None:
+            w.ask_to_run(card, TAB, "Run explore", "it searches every parallelism config")
         return
     res, note = shown
     _card(card, res, note)
     _details(res, top)
+    w.scroll_into_view(TAB)

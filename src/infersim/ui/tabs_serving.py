@@ -3,6 +3,8 @@ splitting prefill and decode do better. The card is the answer (deployment, its 
 stops a larger batch, aggregated vs disaggregated); the search runs on its button only."""
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -38,11 +40,13 @@ def _controls() -> dict:
             "batch_cap": cap, "disaggregated": disagg}
 
 
-def _run(inp: Inputs, params: dict) -> dict:
+def _run(inp: Inputs, params: dict, card) -> dict:
     run = Run("serve", inp.model, inp.hw, inp.runtime, params)
-    with st.spinner("searching deployments (parallelism × batch) and prefill/decode splits"):
+    with card, st.spinner("searching deployments (parallelism × batch) and prefill/decode splits"):
+        t0 = time.perf_counter()
         out = compute(run)
-    return dict(run=run, outcome=out, hw=inp.hw, base_hw=inp.base_hw, model=inp.model)
+    return dict(run=run, outcome=out, hw=inp.hw, base_hw=inp.base_hw, model=inp.model,
+                wall_s=time.perf_counter() - t0)
 
 
 def _pin_best(res: dict) -> None:
@@ -65,11 +69,7 @@ def _card(card, res: dict, note=lambda: None) -> None:
     r = out.result
     w.headline(card, "Answer:" if r.best else "No deployment meets the SLA:", out.answer[0])
     note()
-    shown = r.best or r.nearest_miss
-    if shown is not None:
-        w.metrics(card, [("tok/s per PE", fmt_rate(shown.tok_s_per_pe, "")), ("TTFT", fmt_ms(shown.ttft_ms)),
-                         ("TPOT", fmt_ms(shown.tpot_ms)), ("tok/s per user", fmt_rate(shown.tok_s_per_user, "")),
-                         ("Concurrent sequences", f"{shown.batch:,}")])
+    _tiles(card, r)
     for line in out.answer[1:]:
         card.markdown(f"**{line}**" if line.startswith("limited") else line)
     row = card.container(horizontal=True)
@@ -88,10 +88,37 @@ def _card(card, res: dict, note=lambda: None) -> None:
     w.download_json(row, lambda: dumps(to_export(run, out)), "infersim-serve.json", "dl_sv_json")
 
 
+def tiles(r) -> tuple[str, list[tuple]]:
+    """(which deployment, its tiles): the numbers of the deployment the headline recommends (the
+    disaggregated one when it is the answer), or of the nearest miss, labelled as such."""
+    if r.split_wins():
+        d = r.disaggregated
+        return (f"Disaggregated {d.ratio} (the answer): prefill {d.prefill_par.describe()} × {d.n_prefill}, "
+                f"decode {d.decode_par.describe()} × {d.n_decode}",
+                [("tok/s per PE", fmt_rate(d.tok_s_per_pe, "")), ("TTFT", fmt_ms(d.ttft_ms)),
+                 ("TPOT", fmt_ms(d.tpot_ms)), ("tok/s per user", fmt_rate(d.tok_s_per_user, "")),
+                 ("PEs", f"{d.pes:,}")])
+    shown = r.best or r.nearest_miss
+    if shown is None:
+        return "", []
+    what = (f"Aggregated {shown.par.describe()} (the answer)" if r.best is not None else
+            f"Nearest miss, does NOT meet the SLA: {shown.par.describe()}")
+    return what, [("tok/s per PE", fmt_rate(shown.tok_s_per_pe, "")), ("TTFT", fmt_ms(shown.ttft_ms)),
+                  ("TPOT", fmt_ms(shown.tpot_ms)), ("tok/s per user", fmt_rate(shown.tok_s_per_user, "")),
+                  ("Concurrent sequences", f"{shown.batch:,}")]
+
+
+def _tiles(card, r) -> None:
+    what, items = tiles(r)
+    if items:
+        card.caption(f"**{what}**")
+        w.metrics(card, items)
+
+
 def _details(res: dict) -> None:
     r = res["outcome"].result
     st.caption(f"{r.n_evaluated:,} (parallelism, batch) pairs evaluated, {r.n_meeting:,} meet the SLA; "
-               f"{r.batching} batching, {r.runtime} runtime; searched in {r.elapsed_s:.2f} s. The sidebar's "
+               f"{r.batching} batching, {r.runtime} runtime; answered in {res.get('wall_s', r.elapsed_s):.1f} s. The sidebar's "
                "model, hardware and runtime apply; its workload does not (the request shape does).")
     st.plotly_chart(charts.interactivity_pareto(r), key="fig_sv_pareto")
     side = r.to_pandas("best")
@@ -120,13 +147,18 @@ def render(inp: Inputs) -> None:
                         help="Search every (parallelism, batch) deployment and the prefill/decode splits.")
     if params is not None:
         stamp = inp.stamp(with_workload=False, **params)
-        if clicked or state.get_result(TAB) is None:     # first visit: answer at once
-            state.run_and_store(TAB, stamp, lambda: _run(inp, params))
+        if clicked:        # never on its own: the search takes seconds for a 70B model
+            state.run_and_store(TAB, stamp, lambda: _run(inp, params, card))
+            state.ran(TAB)
     else:
         stamp = None
     shown = w.shown_result(card, TAB, stamp, "Run serving search")
     if shown is None:
+        if state.get_result(TAB) is None:
+            w.ask_to_run(card, TAB, "Run serving search", "it searches every (parallelism, batch) deployment and "
+                         "the prefill/decode splits (a few seconds for a 70B model)")
         return
     res, note = shown
     _card(card, res, note)
     _details(res)
+    w.scroll_into_view(TAB)

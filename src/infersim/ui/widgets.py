@@ -55,6 +55,35 @@ def card(tab: str):
     return st.container(border=True, key=f"rec_{tab}")
 
 
+def progress(where, text: str):
+    """A progress bar in ``where`` (the card: progress shows where the answer will appear) and the
+    ``report(done, total)`` that moves it."""
+    bar = where.progress(0.0, text=text)
+    return bar, lambda done, total: bar.progress(done / total, f"{text}: {done:,}/{total:,} candidates")
+
+
+def ask_to_run(where, tab: str, button: str, what: str) -> None:
+    """The card before any result: what Run does, and why it did not run on its own."""
+    why = state.auto_stopped(tab)
+    reason = (f"it takes more than {state.AUTO_RUN_BUDGET_S:g} s here (stopped at {why}), so it runs only when "
+              "you ask" if why else "it runs only when you ask")
+    headline(where, f"Press {button}", f"for the answer: {what}; {reason}.")
+
+
+def scroll_into_view(tab: str) -> None:
+    """After a Run the answer is at the top of the tab, often above the fold (a tall custom grid,
+    the Run button below it): scroll the card into view, once."""
+    if st.session_state.get("_scroll_to") != tab:
+        return
+    st.session_state.pop("_scroll_to")
+    import streamlit.components.v1 as components
+
+    n = st.session_state["_scroll_n"] = st.session_state.get("_scroll_n", 0) + 1
+    # a new script text per Run (the counter) makes the iframe run again
+    components.html(f"<script>/* {n} */ const c = window.parent.document.querySelector('.st-key-rec_{tab}');"
+                    "if (c) c.scrollIntoView({block: 'start', behavior: 'instant'});</script>", height=0)
+
+
 def headline(where, title: str, text: str) -> None:
     where.markdown(f"**{title}** {text}")
 
@@ -90,6 +119,11 @@ def shown_result(where, tab: str, current_stamp: str | None, what: str):
         note()
         return None
     return res, note
+
+
+def plural(n: int, word: str) -> str:
+    """``1 PE``, ``8 PEs``."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 # ----- messages -----------------------------------------------------------------------------------
