@@ -201,7 +201,8 @@ def test_codesign_objective_drives_picks_chart_and_sensitivity(app):
     star = next(t for t in chart["data"] if t["name"] == "recommended")
     assert values(star["y"])[0] == pytest.approx(ref.best.tokens_per_s_per_pe)
     assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.tokens_per_s_per_pe)
-    assert "best by throughput_per_pe" in card_text(app, "Co-design")
+    assert "best by throughput per pe" in card_text(app, "Co-design")
+    assert "Throughput per PE (the objective)" in metric_values(app)          # a label, not the identifier
     sens = c["Sensitivity of throughput_per_pe: one knob ×2 / ×0.5"]
     assert values(sens["data"][0]["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].rel_speedup)
 
@@ -213,8 +214,9 @@ def test_codesign_points_separate_and_hover_names_the_design(app):
     assert len(values(pts["x"])) == 64
     assert len({(x, y) for x, y in zip(values(pts["x"]), values(pts["y"]))}) == 64   # one dot each
     assert spec["layout"]["meta"]["tied_points_spread"] > 0    # 8-GPU node: inter-node knobs tie
-    for needle in ("hw_bw_hbm_gbs", "hw_peak_tflops_f16", "tp: ", "kv_shard_mode", "system_cost_usd"):
+    for needle in ("HBM bandwidth (GB/s): ", "Peak fp16 (TFLOPS): ", "parallelism: ", "system cost ($): "):
         assert needle in pts["hovertemplate"]
+    assert "hw_" not in pts["hovertemplate"] and pts["hovertemplate"].count("<br>") <= 7     # ≤ 8 fields
     table = frame(app, "system cost ($)")
     assert list(table.columns[:3]) == ["latency (ms)", "tok/s", "system cost ($)"]
     sens = next(v for k, v in charts(app).items() if k.startswith("Sensitivity"))
@@ -355,6 +357,7 @@ def sla_ref(grid: dict, objective: str = "tok_s_per_usd", tpot_ms=20.0, ttft_ms=
 
 def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
     from infersim.codesign.sla import sla_answer_lines
+    from infersim.ui.tabs_codesign_sla import headline_text
 
     at = sla_app(SLA_GRID)
     assert not at.exception and not errors(at)
@@ -363,13 +366,15 @@ def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
     ref = sla_ref(SLA_GRID)
     line1, line2 = sla_answer_lines(ref.answer())
     text = card_text(at, "Co-design")
-    assert text.startswith(f"**Answer:** {line1.removeprefix('Answer: ')}")
-    assert f"**{line2}**" in text and "TPOT ≤ 20 ms" in text and "2 of 2 hardware candidates meet it" in text
+    assert text.startswith(f"**Answer:** {headline_text(ref, line1)}")
+    assert "HBM 85.52 GB at " in text and "HBM GB" not in text              # words with units, no jargon
+    assert f"**{line2.replace('double peak_tflops_f16', 'double peak fp16')}**" in text and "TPOT ≤ 20 ms" in text
+    assert "Why that lever: each knob ×2 alone" in text                      # the lever has its reason and "2 of 2 hardware candidates meet it" in text
     assert "s_kv = isl + osl/2 = 1,152" in text                     # what Open in Simulate simulates
     b = ref.best
     m = metric_values(at)
     assert m["Hardware candidates"] == "2" and m["TPOT"] == fmt_time(b.point.tpot_ms * 1e6)
-    assert m["Objective: tok/$"] == f"{b.tok_s_per_usd / 1e6:.1f}M"             # e.g. 28.5M (fits the tile)
+    assert m["Tokens per $ (the objective)"] == f"{b.tok_s_per_usd / 1e6:.1f}M tok/$"    # e.g. 28.5M (fits the tile)
     table = frame(at, "deployment")
     assert list(table.columns[:12]) == ["rank", "tok/$", "HBM per PE (GB)", "HBM bandwidth (GB/s)",
                                         "Peak fp16 (TFLOPS)", "Intra-cube link (GB/s)", "Inter-cube link (GB/s)",
@@ -384,6 +389,7 @@ def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
 def test_sla_objective_drives_pick_axis_and_sensitivity():
     from infersim.codesign.sla import SLA_OBJECTIVES, sla_answer_lines
     from infersim.report.plots import SLA_AXIS
+    from infersim.ui.tabs_codesign_sla import headline_text
 
     grid = {"peak_tflops_f16": [989.0, 1978.0, 3956.0], "bw_hbm_gbs": [3350.0, 6700.0]}
     at = sla_app(grid)
@@ -405,7 +411,7 @@ def test_sla_objective_drives_pick_axis_and_sensitivity():
         star = next(t for t in chart["data"] if t["name"] == "best")
         assert values(star["y"])[0] == pytest.approx(ref.best.value(objective))
         assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.value(objective))
-        assert card_text(at, "Co-design").startswith(f"**Answer:** {sla_answer_lines(ref.answer())[0][8:]}")
+        assert card_text(at, "Co-design").startswith(f"**Answer:** {headline_text(ref, sla_answer_lines(ref.answer())[0])}")
         sens = c[f"Sensitivity of {objective}: knob ×2 / ×0.5"]
         doubled = next(t for t in sens["data"] if t["name"] == "×2")
         assert values(doubled["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].gain_doubled)
@@ -421,7 +427,7 @@ def test_sla_mode_without_limits_is_one_line():
     assert at.get_by_key("btn_cs_run").disabled and not at.get("plotly_chart")
     at.get_by_key("cs_tpot").set_value(20.0)                      # valid now: the mode's first answer
     at.run()
-    assert not errors(at) and card_text(at, "Co-design").startswith("**Answer:** HBM GB")
+    assert not errors(at) and card_text(at, "Co-design").startswith("**Answer:** HBM 85.52 GB at")
     at.get_by_key("cs_tpot").set_value(0.0)                       # after a run: message, result kept as stale
     at.run()
     assert not at.exception and len(errors(at)) == 1 and any("inputs changed" in x.value for x in at.warning)
@@ -431,7 +437,12 @@ def test_sla_mode_impossible_sla_and_big_grid_are_stated():
     at = sla_app(SLA_GRID, cs_tpot=0.01)
     assert not at.exception and not errors(at)
     text = card_text(at, "Co-design")
-    assert text.startswith("**Answer:** no candidate meets the SLA") and "Nearest miss: TP" in text
+    assert text.startswith("**Answer:** no candidate meets the SLA") and "Nearest miss (does NOT meet the SLA): TP" in text
+    # issue 27 item 13: the next step names the limit the nearest miss needs (rounded up)
+    ref = sla_ref(SLA_GRID, tpot_ms=0.01)
+    m = next(d.miss for d in ref.designs if d.miss is not None)
+    import math
+    assert f"**Next step:** relax TPOT to ≥ {math.ceil(m.tpot_ms * 10) / 10:,g} ms" in text
     assert not at.get("plotly_chart") and len(frame(at, "deployment")) == 2
     ten = ", ".join(str(v) for v in range(100, 1100, 100))
     for k in ("peak_tflops_f16", "bw_intra_gbs", "pe_hbm_gb"):

@@ -126,6 +126,19 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def relax_text(ttft_limit_ms, tpot_limit_ms, miss_ttft_ms: float, miss_tpot_ms: float) -> str:
+    """What the nearest miss needs to meet the SLA: ``relax TPOT to ≥ 6.9 ms`` (and TTFT where it
+    misses that too); the nearest miss is the least violating deployment, so these limits admit it.
+    Values are rounded up to one decimal, so the stated limit really admits it."""
+    import math
+
+    parts = []
+    for name, limit, got in (("TTFT", ttft_limit_ms, miss_ttft_ms), ("TPOT", tpot_limit_ms, miss_tpot_ms)):
+        if limit and got > limit:
+            parts.append(f"{name} to ≥ {math.ceil(got * 10) / 10:,g} ms")
+    return "relax " + " and ".join(parts) if parts else "relax the limits"
+
+
 # ----- messages -----------------------------------------------------------------------------------
 def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
