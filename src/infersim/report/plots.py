@@ -214,7 +214,11 @@ def roofline(result, hw) -> "go.Figure":
         fig.add_trace(go.Scatter(x=xs, y=np.minimum(peak, bw_tb * xs), mode="lines", name=label,
                                  line=dict(dash="dash" if "fp8" in label else "solid", color="#555"),
                                  hovertemplate="%{y:.0f} TFLOP/s at %{x:.3g} flop/B<extra>" + label + "</extra>"))
-    fig.add_trace(go.Scatter(x=ai, y=rate, mode="markers+text", text=names, textposition="top center",
+    # labels alternate above / below along the intensity axis so that neighbours do not overlap
+    order = np.argsort(ai) if len(names) else np.array([], dtype=int)
+    where = np.empty(len(names), dtype=object)
+    where[order] = [("top center", "bottom center", "middle right", "middle left")[i % 4] for i in range(len(names))]
+    fig.add_trace(go.Scatter(x=ai, y=rate, mode="markers+text", text=names, textposition=list(where),
                              name="operators", marker=dict(size=10, color="#d62728"),
                              customdata=[[result.op_times_ns[n] / 1e3] for n in names],
                              hovertemplate="%{text}: %{y:.1f} TFLOP/s at %{x:.3g} flop/B, "
@@ -385,10 +389,15 @@ def interactivity_pareto(sla) -> "go.Figure":
         hovertemplate="%{customdata[0]} (%{customdata[4]} PEs), batch %{customdata[1]}<br>"
                       "%{x:.1f} tok/s/user, %{y:.1f} tok/s/PE<br>TTFT %{customdata[2]:,.0f} ms, "
                       "TPOT %{customdata[3]:.1f} ms: %{customdata[5]}<extra></extra>"))
-    if sla.tpot_limit_ms:
-        fig.add_vrect(x0=1000.0 / sla.tpot_limit_ms, x1=max([p.tok_s_per_user for p in pts] + [1]) * 1.1,
+    top = max([p.tok_s_per_user for p in pts] + [1]) * 1.1
+    if sla.tpot_limit_ms and 1000.0 / sla.tpot_limit_ms < top:
+        fig.add_vrect(x0=1000.0 / sla.tpot_limit_ms, x1=top,
                       fillcolor="green", opacity=0.08, line_width=0,
                       annotation_text=f"TPOT ≤ {sla.tpot_limit_ms:g} ms", annotation_position="top left")
+    elif sla.tpot_limit_ms:     # an impossible TPOT: say where it lies, keep the axis on the data
+        fig.add_annotation(x=1, xref="paper", y=1, yref="paper", xanchor="right", showarrow=False,
+                           text=f"TPOT ≤ {sla.tpot_limit_ms:g} ms needs ≥ {1000.0 / sla.tpot_limit_ms:,.0f} "
+                                "tok/s per user: beyond every deployment →")
     for label, p, colour in (("best (aggregated)", sla.best, "#d62728"),
                              ("disaggregated", sla.disaggregated, "#2ca02c")):
         if p is not None:

@@ -23,7 +23,7 @@ from infersim.search.objectives import OBJECTIVES, get_objective
 from infersim.ui import pins, state, tabs_codesign_sla
 from infersim.ui import widgets as w
 from infersim.ui.codesign_grid import candidates, edge_notes, grid_inputs
-from infersim.ui.inputs import Inputs, renamed
+from infersim.ui.inputs import Inputs, knob_text, renamed
 
 TAB = "codesign"
 MODES = ("one step (latency/throughput…)", "serving SLA (tokens per $ at TTFT/TPOT)")
@@ -110,16 +110,41 @@ def _card(card, res: dict, note=lambda: None) -> None:
                                fmt_time(b.total_latency_ns)), ("Throughput", fmt_rate(b.tokens_per_s)),
                               ("System cost", fmt_usd(b.system_cost_usd)),
                               ("Power", f"{b.system_power_w / 1e3:,.2f} kW")])
-    card.markdown(f"**{out.answer[1]}**")
+    card.markdown(f"**{w.words(out.answer[1])}**")
+    if (cheaper := _cheaper_within_tolerance(jr)):
+        card.info(cheaper, icon=":material/savings:")
     for line in _edges(res):
         card.warning(line, icon=":material/open_in_full:")
     card.caption(f"{jr.n_hardware:,} hardware candidates × {jr.n_parallel:,} parallelism configs: "
                  f"{jr.total_joint:,} fitting pairs searched ({jr.n_evals:,} costed after pruning), answered in "
-                 f"{res.get('wall_s', jr.elapsed_s):.1f} s; TCO ${b.tco_usd_per_h:,.2f}/h. The cost basis: "
+                 f"{w.wall(res.get('wall_s', jr.elapsed_s))}; TCO ${b.tco_usd_per_h:,.2f}/h. The cost basis: "
                  "docs/codesign.md (published price of the base part, scaled by its knobs).")
     row = card.container(horizontal=True)
     _point_buttons(row, row, res, b, "best")
     w.download_json(row, lambda: dumps(to_export(run, out)), "infersim-codesign.json", "dl_cd_json")
+
+
+#: Differences in the objective below this are within the model's error (its bands are ±10–20%).
+PICK_TOLERANCE = 0.03
+
+
+def _cheaper_within_tolerance(jr) -> str:
+    """The runner-up an architect should see: the cheapest frontier design whose objective is within
+    :data:`PICK_TOLERANCE` of the best's and costs at least that much less."""
+    b, obj = jr.best, get_objective(jr.objective)
+    near = [s for s in jr.pareto_usd_scores if s.system_cost_usd < (1 - PICK_TOLERANCE) * b.system_cost_usd
+            and obj.gain(s.objective_value, b.objective_value) >= -PICK_TOLERANCE]
+    if not near:
+        return ""
+    s = min(near, key=lambda s: s.system_cost_usd)
+    loss = -obj.gain(s.objective_value, b.objective_value)
+    knobs = ", ".join(knob_text(k, v) for k, v in s.hw.knobs().items() if v != getattr(b.hw, k))
+    return (f"Within {PICK_TOLERANCE:.0%} of the best, for {fmt_usd(s.system_cost_usd)} instead of "
+            f"{fmt_usd(b.system_cost_usd)} ({1 - s.system_cost_usd / b.system_cost_usd:.0%} cheaper): "
+            f"{knobs or 'the same knobs'}, {s.par.describe()} on {w.plural(s.pes, 'PE')}, "
+            f"{fmt_objective(jr.objective, s.objective_value)} ({'only ' if loss > 0 else ''}"
+            f"{abs(loss):.1%} {'worse' if loss > 0 else 'better'}). The difference is below the model's error: "
+            "the cheaper design is as good an answer (the frontier row picker below opens it).")
 
 
 def _edges(res: dict) -> list[str]:

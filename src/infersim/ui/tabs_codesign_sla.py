@@ -122,9 +122,7 @@ def headline_text(r, answer0: str) -> str:
 
 def lever_lines(r, answer1: str) -> tuple[str, str]:
     """(what limits it and the next lever, in words; why that lever: each knob ×2 alone)."""
-    line = answer1
-    for k in KNOB_LABELS:
-        line = line.replace(f"double {k} ", f"double {KNOB_LABELS[k].split(' (')[0].lower()} ")
+    line = w.words(answer1)
     if not r.sensitivity:
         return line, ""
     gains = sorted(((s.gain_doubled, s.knob) for s in r.sensitivity if math.isfinite(s.gain_doubled)), reverse=True)
@@ -172,7 +170,7 @@ def _card(card, res: dict, note=lambda: None) -> None:
     sens = f", plus {2 * len(r.sensitivity)} for the sensitivity" if r.sensitivity else ""
     card.caption(f"{r.model}, {r.request.isl:,}+{r.request.osl:,}-token requests, {_limits(r)}, {r.batching} "
                  f"batching: {r.n_meeting} of {len(r.designs)} hardware candidates meet it (one single-replica "
-                 f"SLA search each{sens}; answered in {res.get('wall_s', r.elapsed_s):.1f} s). The sidebar's "
+                 f"SLA search each{sens}; answered in {w.wall(res.get('wall_s', r.elapsed_s))}). The sidebar's "
                  "hardware is the base of the grid; its workload does not apply (the request shape does). "
                  "Prices: docs/codesign.md (the base part's published price, scaled by its knobs).")
     row = card.container(horizontal=True)

@@ -32,11 +32,31 @@ def _pick_label(objective: str) -> str:
     return "fastest" if objective == "latency" else f"best by {objective}"
 
 
+#: A memory saving below this share of the recommended config's memory per PE is no reason to
+#: pick another config (it is within the model's error of the memory estimate).
+MEMORY_TOLERANCE = 0.03
+
+
+def _memory_trade(ex, sug) -> str:
+    """What the least-memory pick trades: when it saves less than :data:`MEMORY_TOLERANCE` of the
+    recommended config's memory, say the recommended one is the pick (it is as roomy, and faster)."""
+    best_b, least_b = float(ex.mem_per_pe_bytes[0]), float(sug.result.mem_per_pe_bytes)
+    saved = best_b - least_b
+    slower = sug.result.total_latency_ns / ex.latency_ns[0] - 1
+    if saved <= 0 or saved >= MEMORY_TOLERANCE * best_b or slower <= 0:
+        return ""
+    return (f" — saves only {saved / 1e6:,.0f} MB per PE ({saved / best_b:.1%}, within {MEMORY_TOLERANCE:.0%}) and is "
+            f"{slower:.0%} slower: the recommended config is the pick")
+
+
 def _card(card, res: dict, note=lambda: None) -> None:
     run, out = res["run"], res["outcome"]
     ex, sug = out.result, out.extras["suggestion"]
     best, objective = ex.configs.config(0), run.inputs["objective"]
-    w.headline(card, f"Recommended ({_pick_label(objective)}):", out.answer[0])
+    head = out.answer[0]
+    if head.startswith("best by ") and ": " in head:      # the title already says by what
+        head = head.split(": ", 1)[1]
+    w.headline(card, f"Recommended ({_pick_label(objective)}):", head)
     note()
     w.metrics(card, [("Latency", fmt_time(ex.latency_ns[0])), ("Throughput", fmt_rate(ex.tokens_per_s[0])),
                      ("Per PE", fmt_rate(ex.tokens_per_s[0] / ex.pes[0], "tok/s")),
@@ -44,8 +64,8 @@ def _card(card, res: dict, note=lambda: None) -> None:
     card.markdown(f"**Limited by:** {out.answer[-1]}")
     card.markdown(f"**Least memory per PE** (autosuggest, the most headroom, not the fastest): "
                   f"{pins.par_text(sug.par)} — {fmt_gb(sug.result.mem_per_pe_bytes)} per PE, "
-                  f"{fmt_time(sug.result.total_latency_ns)}.  \n**Fewest PEs:** "
-                  f"{pins.par_text(sug.fewest_pes)} — {sug.fewest_pes_result.pes_used} PEs, "
+                  f"{fmt_time(sug.result.total_latency_ns)}{_memory_trade(ex, sug)}.  \n**Fewest PEs:** "
+                  f"{pins.par_text(sug.fewest_pes)} — {w.plural(sug.fewest_pes_result.pes_used, 'PE')}, "
                   f"{fmt_time(sug.fewest_pes_result.total_latency_ns)}.")
     row = card.container(horizontal=True)
     row.button("Open in Simulate", key="btn_ex_open_best", on_click=state.open_in_simulate,

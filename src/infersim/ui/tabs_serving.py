@@ -11,6 +11,7 @@ import streamlit as st
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
 from infersim.report.fmt import fmt_ms, fmt_rate
+from infersim.report.labels import label
 from infersim.serving import BATCHING, DEFAULT_CHUNK_TOKENS
 from infersim.serving.sla import DEFAULT_BATCH_CAP, OBJECTIVES
 from infersim.ui import pins, state
@@ -34,7 +35,7 @@ def _controls() -> dict:
     chunk = int(w.number(c[2], "Chunk tokens", "sv_chunk", DEFAULT_CHUNK_TOKENS, help_key="chunk_tokens",
                          step=1024))
     cap = int(w.number(c[3], "Batch cap", "sv_cap", DEFAULT_BATCH_CAP, help_key="batch_cap", step=128))
-    disagg = w.checkbox(c[4], "Search disaggregated", "sv_disagg", True, help_key="disaggregated")
+    disagg = w.checkbox(c[4], "Disaggregated too", "sv_disagg", True, help_key="disaggregated")
     return {"request": {"isl": isl, "osl": osl, "prefix_hit": hit}, "ttft_ms": ttft or None,
             "tpot_ms": tpot or None, "objective": objective, "batching": batching, "chunk_tokens": chunk,
             "batch_cap": cap, "disaggregated": disagg}
@@ -71,7 +72,11 @@ def _card(card, res: dict, note=lambda: None) -> None:
     note()
     _tiles(card, r)
     for line in out.answer[1:]:
-        card.markdown(f"**{line}**" if line.startswith("limited") else line)
+        card.markdown(f"**{w.words(line)}**" if line.startswith("limited") else w.words(line))
+    if r.best is None and r.disaggregated is None and r.nearest_miss is not None:
+        m = r.nearest_miss
+        card.markdown("**Next step:** " + w.relax_text(r.ttft_limit_ms, r.tpot_limit_ms, m.ttft_ms, m.tpot_ms)
+                      + " (what the nearest miss needs), or add PEs / pick faster hardware.")
     row = card.container(horizontal=True)
     if r.best is not None:
         b = r.best
@@ -115,19 +120,33 @@ def _tiles(card, r) -> None:
         w.metrics(card, items)
 
 
+def answer_table(side: pd.DataFrame) -> pd.DataFrame:
+    """The aggregated and disaggregated deployments side by side in words: labelled columns, numbers
+    rounded as the CLI prints them, an empty cell (not "None") where a field does not apply."""
+    keep = [c for c in ("deployment", "tp", "cp", "pp", "dp", "batch", "pes", "ttft_ms", "tpot_ms", "tok_s",
+                        "tok_s_per_pe", "tok_s_per_user", "kv_transfer_ms", "link") if c in side.columns]
+    fmt = {"ttft_ms": "{:,.0f}", "tpot_ms": "{:.1f}", "tok_s": "{:,.0f}", "tok_s_per_pe": "{:,.1f}",
+           "tok_s_per_user": "{:.1f}", "kv_transfer_ms": "{:.2f}"}
+    out = pd.DataFrame()
+    for c in keep:
+        col = side[c]
+        out[label(c) if c != "kv_transfer_ms" else "KV transfer (ms)"] = [
+            "" if v is None or (isinstance(v, float) and v != v) else (fmt[c].format(v) if c in fmt else str(v))
+            for v in col]
+    return out
+
+
 def _details(res: dict) -> None:
     r = res["outcome"].result
     st.caption(f"{r.n_evaluated:,} (parallelism, batch) pairs evaluated, {r.n_meeting:,} meet the SLA; "
-               f"{r.batching} batching, {r.runtime} runtime; answered in {res.get('wall_s', r.elapsed_s):.1f} s. The sidebar's "
+               f"{r.batching} batching, {r.runtime} runtime; answered in {w.wall(res.get('wall_s', r.elapsed_s))}. The sidebar's "
                "model, hardware and runtime apply; its workload does not (the request shape does).")
     st.plotly_chart(charts.interactivity_pareto(r), key="fig_sv_pareto")
     side = r.to_pandas("best")
     if len(side):
         st.subheader("Aggregated vs disaggregated")
         st.caption(r.comparison())
-        keep = [c for c in ("deployment", "ratio", "tp", "cp", "pp", "dp", "batch", "pes", "ttft_ms", "tpot_ms",
-                            "tok_s", "tok_s_per_pe", "tok_s_per_user", "kv_transfer_ms", "link") if c in side.columns]
-        st.dataframe(side[keep], hide_index=True, key="tbl_sv_answer")
+        st.dataframe(answer_table(side), hide_index=True, key="tbl_sv_answer")
     st.subheader(f"Pareto frontier ({len(r.pareto)} deployments)")
     front = pd.DataFrame([{"parallelism": pins.par_text(p.par), "PEs": p.pes, "batch": p.batch,
                            "tok/s per user": p.tok_s_per_user, "tok/s per PE": p.tok_s_per_pe, "tok/s": p.tok_s,

@@ -121,6 +121,24 @@ def shown_result(where, tab: str, current_stamp: str | None, what: str):
     return res, note
 
 
+def words(text: str) -> str:
+    """A library sentence with its field identifiers (``bw_hbm_gbs``) turned into words ("HBM
+    bandwidth"): the UI never shows a raw identifier."""
+    import re
+
+    from infersim.report.labels import LABELS
+
+    def one(m):
+        lab = LABELS.get(m.group(0))
+        return lab.split(" (")[0] if lab else m.group(0)
+    return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", one, text)
+
+
+def wall(seconds: float) -> str:
+    """The wall time the user waited: ``0.04 s``, ``2.3 s``, ``41 s``."""
+    return f"{seconds:.2f} s" if seconds < 1 else f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+
+
 def plural(n: int, word: str) -> str:
     """``1 PE``, ``8 PEs``."""
     return f"{n:,} {word}{'' if n == 1 else 's'}"
