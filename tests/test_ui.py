@@ -200,14 +200,14 @@ def test_codesign_objective_drives_picks_chart_and_sensitivity(app):
     app.run()
     c = charts(app)
     chart = c["throughput per PE (tok/s/PE) vs system cost of the PEs used ($)"]
-    assert "Sensitivity of throughput_per_pe: one knob ×2 / ×0.5" in c
+    assert "Sensitivity of throughput per PE: one knob ×2 / ×0.5" in c
     ref = joint_explore(L8B, s_kv=8192, batch=16, depth="balanced", base_hw=H100, objective="throughput_per_pe")
     star = next(t for t in chart["data"] if t["name"] == "recommended")
     assert values(star["y"])[0] == pytest.approx(ref.best.tokens_per_s_per_pe)
     assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.tokens_per_s_per_pe)
     assert "best by throughput per pe" in card_text(app, "Co-design")
     assert "Throughput per PE (the objective)" in metric_values(app)          # a label, not the identifier
-    sens = c["Sensitivity of throughput_per_pe: one knob ×2 / ×0.5"]
+    sens = c["Sensitivity of throughput per PE: one knob ×2 / ×0.5"]
     assert values(sens["data"][0]["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].rel_speedup)
 
 
@@ -416,7 +416,8 @@ def test_sla_objective_drives_pick_axis_and_sensitivity():
         assert values(star["y"])[0] == pytest.approx(ref.best.value(objective))
         assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.value(objective))
         assert card_text(at, "Co-design").startswith(f"**Answer:** {headline_text(ref, sla_answer_lines(ref.answer())[0])}")
-        sens = c[f"Sensitivity of {objective}: knob ×2 / ×0.5"]
+        from infersim.report.labels import label
+        sens = c[f"Sensitivity of {label(objective)}: knob ×2 / ×0.5"]
         doubled = next(t for t in sens["data"] if t["name"] == "×2")
         assert values(doubled["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].gain_doubled)
         assert {t["name"] for t in sens["data"]} == {"×2", "×0.5"}

@@ -51,7 +51,7 @@ def test_sensitivity_bars_are_all_labelled_with_room():
             SimpleNamespace(knob="pe_hbm_gb", rel_speedup=0.0, rel_gain_halved=0.0),
             SimpleNamespace(knob="peak_tflops_f16", rel_speedup=0.001, rel_gain_halved=math.nan)]
     fig = plots.sensitivity_bar(rows, "tok_s_per_usd")
-    assert fig.layout.title.text == "Sensitivity of tok_s_per_usd: one knob ×2 / ×0.5"
+    assert fig.layout.title.text == "Sensitivity of tokens per $: one knob ×2 / ×0.5"
     doubled, halved = fig.data
     assert doubled.text == ("+0.1%", "0%", "+34.0%") and halved.text == ("n/a", "0%", "-20.0%")
     lo, hi = fig.layout.xaxis.range

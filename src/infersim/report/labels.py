@@ -19,6 +19,8 @@ LABELS: dict[str, str] = {
     "tp": "TP", "cp": "CP", "pp": "PP", "dp": "DP", "ep": "EP", "microbatches": "micro-batches",
     "kv_shard_mode": "KV shard mode", "ffn_shard_scope": "FFN shard scope", "tp_placement": "TP placement",
     "cp_placement": "CP placement", "cp_ring_variant": "CP ring variant",
+    # objectives (search, co-design, serving)
+    "latency": "latency", "throughput": "throughput", "throughput_per_pe": "throughput per PE",
 }
 
 

@@ -346,7 +346,7 @@ def sensitivity_bar(rows, objective: str | None = None) -> "go.Figure":
     """Gain of the objective when one knob doubles (and, where measured, halves), ranked; every
     bar is labelled, 0% included, and the range leaves room for the labels."""
     go = _go()
-    knobs = [getattr(r, "label", None) or r.knob for r in rows][::-1]
+    knobs = [getattr(r, "label", None) or _label(r.knob) for r in rows][::-1]
     doubled = [100 * r.rel_speedup for r in rows][::-1]
     halved = [100 * getattr(r, "rel_gain_halved", math.nan) for r in rows][::-1]
     fig = go.Figure()
@@ -361,7 +361,7 @@ def sensitivity_bar(rows, objective: str | None = None) -> "go.Figure":
     finite = [v for _, vals, _ in series for v in vals if math.isfinite(v)] or [0.0]
     lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
     pad = 0.3 * ((hi - lo) or 1.0)
-    what = f"{objective}" if objective else "the objective"
+    what = _label(objective) if objective else "the objective"
     fig.update_layout(title=f"Sensitivity of {what}: one knob ×2 / ×0.5",
                       xaxis=dict(title=f"{what} improvement (%)", range=[lo - (pad if lo < 0 else 0.05 * pad),
                                                                     hi + pad], zeroline=True),
@@ -501,7 +501,7 @@ def sla_sensitivity(res) -> "go.Figure":
     labelled so, not drawn as −100%."""
     go = _go()
     rows = res.sensitivity[::-1]
-    knobs = [r.knob for r in rows]
+    knobs = [_label(r.knob) for r in rows]
     fig = go.Figure()
     for name, gains, values, colour in (("×2", [r.gain_doubled for r in rows], [r.doubled_value for r in rows], "#1f77b4"),
                                         ("×0.5", [r.gain_halved for r in rows], [r.halved_value for r in rows], "#ff7f0e")):
@@ -514,7 +514,7 @@ def sla_sensitivity(res) -> "go.Figure":
     finite = [v for tr in fig.data for v in tr.x] or [0.0]
     lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
     pad = 0.3 * ((hi - lo) or 1.0)
-    fig.update_layout(title=f"Sensitivity of {res.objective}: knob ×2 / ×0.5",
+    fig.update_layout(title=f"Sensitivity of {_label(res.objective)}: knob ×2 / ×0.5",
                       xaxis=dict(title=f"{res.unit} change (%)", range=[lo - (pad if lo < 0 else 0.05 * pad), hi + pad],
                                  zeroline=True),
                       yaxis=dict(automargin=True), barmode="group", height=180 + 45 * len(rows),

@@ -41,7 +41,8 @@ COST_AXES = {"system cost ($)": ("system_cost_usd", "system cost of the PEs used
 def _controls(inp: Inputs):
     c = st.columns(4)
     depth = w.select(c[0], "Depth", DEPTHS, "cd_depth", "balanced", help_key="depth")
-    objective = w.select(c[1], "Objective", OBJECTIVES.names(), "cd_objective", help_key="cd_objective")
+    objective = w.select(c[1], "Objective", OBJECTIVES.names(), "cd_objective", help_key="cd_objective",
+                         format_func=label)
     xaxis = w.select(c[2], "Cost axis", list(COST_AXES), "cd_x", help_key="cd_x")
     design = w.select(c[3], "Sensitivity at", ["best", "base"], "cd_design", help_key="design_point")
     grid = grid_inputs(inp.hw) if depth == "custom" else {}
@@ -231,7 +232,7 @@ def _frontier_table(res: dict, xaxis: str) -> pd.DataFrame:
 def _tables(res: dict, xaxis: str) -> None:
     jr = res["outcome"].result
     scores = jr.pareto_usd_scores if COST_AXES[xaxis][0] == "system_cost_usd" else jr.pareto_scores
-    st.subheader(f"Pareto frontier: {jr.objective} vs {xaxis} ({len(scores)} designs)")
+    st.subheader(f"Pareto frontier: {label(jr.objective)} vs {xaxis} ({len(scores)} designs)")
     st.dataframe(_frontier_table(res, xaxis), hide_index=True, key="tbl_cd_frontier",
                  column_config={"latency (ms)": st.column_config.NumberColumn(format="%.3f"),
                                 "tok/s": st.column_config.NumberColumn(format="%.1f"),
@@ -245,8 +246,8 @@ def _tables(res: dict, xaxis: str) -> None:
     d = jr.design_point
     st.subheader(f"Sensitivity at the {res['run'].inputs['design_point']} hardware "
                  f"({fmt_objective(jr.objective, jr.design_value)}): one knob ×0.5 / ×2, parallelism "
-                 f"re-searched under {jr.objective}")
-    st.dataframe(pd.DataFrame([{"knob": r.knob, "value": getattr(d, r.knob),
+                 f"re-searched under {label(jr.objective)}")
+    st.dataframe(pd.DataFrame([{"knob": label(r.knob), "value": getattr(d, r.knob),
                                 "×0.5": fmt_objective(jr.objective, r.halved_value),
                                 "×2": fmt_objective(jr.objective, r.doubled_value),
                                 "gain ×2 (%)": 100 * r.rel_speedup, "gain ×0.5 (%)": 100 * r.rel_gain_halved,
@@ -256,7 +257,7 @@ def _tables(res: dict, xaxis: str) -> None:
                                 for c in ("gain ×2 (%)", "gain ×0.5 (%)")})
     if jr.requirements:
         st.caption(f"What it takes: each knob alone, to reach {fmt_objective(jr.objective, jr.target_value)}")
-        st.dataframe(pd.DataFrame([{"knob": q.knob, "needed": q.knob_value, "× design": q.multiplier,
+        st.dataframe(pd.DataFrame([{"knob": label(q.knob), "needed": q.knob_value, "× design": q.multiplier,
                                     "reaches": fmt_objective(jr.objective, q.reached_value)
                                     if q.reached_value else "not reachable by ×16"}
                                    for q in jr.requirements]), hide_index=True, key="tbl_cd_requirements")

@@ -20,6 +20,7 @@ from infersim.codesign.sla import SLA_OBJECTIVES
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
+from infersim.report.labels import label
 from infersim.report.fmt import fmt_big, fmt_ms, fmt_rate, fmt_usd
 from infersim.serving import BATCHING, Request
 from infersim.ui import pins, state
@@ -240,7 +241,7 @@ def designs_frame(r, base) -> pd.DataFrame:
 
 def _tables(res: dict) -> None:
     r = res["outcome"].result
-    st.subheader(f"Hardware candidates ranked by {r.objective} ({r.unit}) at the SLA")
+    st.subheader(f"Hardware candidates ranked by {label(r.objective)} ({r.unit}) at the SLA")
     table = designs_frame(r, res["hw"])
     fmt = {c: st.column_config.NumberColumn(format="%.1f") for c in ("TTFT (ms)", "TPOT (ms)", "tok/s/PE", "tok/s")}
     st.dataframe(table, hide_index=True, key="tbl_cs_designs",
@@ -252,7 +253,7 @@ def _tables(res: dict) -> None:
         b = r.best
         st.subheader(f"Sensitivity at the best hardware ({fmt_rate(b.value(r.objective), r.unit)})")
         val = lambda v: fmt_rate(v, r.unit) if math.isfinite(v) else "misses SLA"  # noqa: E731
-        st.dataframe(pd.DataFrame([{"knob": s.knob, "value": getattr(b.hw, s.knob), "×2": val(s.doubled_value),
+        st.dataframe(pd.DataFrame([{"knob": label(s.knob), "value": getattr(b.hw, s.knob), "×2": val(s.doubled_value),
                                     "×0.5": val(s.halved_value), "gain ×2 (%)": 100 * s.gain_doubled,
                                     "gain ×0.5 (%)": 100 * s.gain_halved if math.isfinite(s.halved_value)
                                     else math.nan} for s in r.sensitivity]),

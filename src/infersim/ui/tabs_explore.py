@@ -12,6 +12,7 @@ from infersim.report.fmt import fmt_gb, fmt_rate, fmt_time, time_unit
 from infersim.search.auto_explore import OBJECTIVES
 from infersim.ui import pins, state
 from infersim.ui import widgets as w
+from infersim.report.labels import label
 from infersim.ui.inputs import Inputs
 
 TAB = "explore"
@@ -29,7 +30,7 @@ def _run(inp: Inputs, objective: str, card, budget_s: float | None = None) -> di
 
 
 def _pick_label(objective: str) -> str:
-    return "fastest" if objective == "latency" else f"best by {objective}"
+    return "fastest" if objective == "latency" else f"best by {label(objective)}"
 
 
 #: A memory saving below this share of the recommended config's memory per PE is no reason to
@@ -142,7 +143,7 @@ def render(inp: Inputs) -> None:
     if (msg := state.flash()):
         card.caption(msg)
     c = st.columns([2, 1, 1])
-    objective = w.select(c[0], "Objective", OBJECTIVES, "ex_objective", help_key="objective")
+    objective = w.select(c[0], "Objective", OBJECTIVES, "ex_objective", help_key="objective", format_func=label)
     top = int(w.number(c[1], "Rows shown", "ex_top", 25, help_key="ex_top", step=1, min_value=1,
                        max_value=500))
     clicked = c[2].button("Run explore", key="btn_ex_run", type="primary",

@@ -207,7 +207,9 @@ def uploader(where, label: str, key: str, types: Sequence[str], help_key: str):
 
     kw = {"max_upload_size": MAX_UPLOAD_MB} if "max_upload_size" in inspect.signature(
         where.file_uploader).parameters else {}
-    up = where.file_uploader(label, type=list(types), key=key, help=HELP[help_key], **kw)
+    # the limit in the label: Streamlit's own hint names its 200 MB default (hidden by the app's CSS)
+    up = where.file_uploader(f"{label} (at most {MAX_UPLOAD_MB} MB)", type=list(types), key=key,
+                             help=HELP[help_key], **kw)
     if up is not None and up.size > MAX_UPLOAD_MB * 2**20:
         raise InferSimError(f"{up.name} is too large ({up.size / 2**20:.1f} MB); uploads are at most "
                             f"{MAX_UPLOAD_MB} MB (a config.json, hardware file or export is a few KB)")
