@@ -378,7 +378,7 @@ def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
     b = ref.best
     m = metric_values(at)
     assert m["Hardware candidates"] == "2" and m["TPOT"] == fmt_time(b.point.tpot_ms * 1e6)
-    assert m["Tokens per $ (the objective)"] == f"{b.tok_s_per_usd / 1e6:.1f}M tok/$"    # e.g. 28.5M (fits the tile)
+    assert m["Objective: tokens per $ (tok/$)"] == f"{b.tok_s_per_usd / 1e6:.1f}M"      # e.g. 28.5M (fits the tile)
     table = frame(at, "deployment")
     assert list(table.columns[:12]) == ["rank", "tok/$", "HBM per PE (GB)", "HBM bandwidth (GB/s)",
                                         "Peak fp16 (TFLOPS)", "Intra-cube link (GB/s)", "Inter-cube link (GB/s)",

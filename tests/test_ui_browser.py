@@ -330,12 +330,14 @@ def test_log_axes_and_labels_read_in_full(server, browser, size, tmp_path):
     _one(page.get_by_role("button", name="Run co-design sweep")).click()
     card = page.locator(".st-key-rec_codesign")
     card.get_by_text("Tokens per $ (the objective)").wait_for(timeout=90_000)
-    page.locator(".js-plotly-plot .gtitle", has_text="vs system cost").wait_for(timeout=60_000)
+    title = "tokens per $ of TCO vs system cost"
+    page.locator(".js-plotly-plot .gtitle", has_text=title).wait_for(timeout=60_000)
+    _one(page.locator(".js-plotly-plot .gtitle", has_text="vs system cost"))      # the old chart is gone
     page.wait_for_timeout(1000)
     value = card.locator('[data-testid="stMetricValue"]').first
     assert value.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), value.inner_text()    # not truncated
     assert "…" not in value.inner_text() and value.inner_text().endswith("tok/$")
-    cost = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text="vs system cost"))
+    cost = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title))
     xt = [t.strip() for t in cost.locator(".xtick text").all_text_contents() if t.strip()]
     assert len(xt) >= 2 and all(t.startswith("$") for t in xt), xt
     assert cost.locator(".colorbar .cbtitle").first.text_content().strip() in (

@@ -192,7 +192,7 @@ def codesign_scatter(points, frontier, x: str, y: str, x_title: str, y_title: st
     xaxis = log_axis(points[x], money=money, title=x_title) if log_x else dict(title=x_title, type="linear")
     fig.update_layout(title=f"{y_title} vs {x_title}", xaxis=xaxis,
                       yaxis_title=y_title, height=500, legend=dict(orientation="h", y=-0.2),
-                      meta={"tied_points_spread": moved})
+                      title_font_size=15, meta={"tied_points_spread": moved})     # fits a 1280-wide column
     return fig
 
 
@@ -491,7 +491,7 @@ def sla_codesign(res) -> "go.Figure":
                       xaxis=log_axis(capex, money=True, title="deployment capex ($)") if log_x else
                       dict(title="deployment capex ($)", type="linear"),
                       yaxis_title=y_title, height=480, legend=dict(orientation="h", y=-0.2),
-                      meta={"tied_points_spread": moved})
+                      title_font_size=15, meta={"tied_points_spread": moved})
     return fig
 
 

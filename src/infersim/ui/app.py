@@ -29,6 +29,7 @@ CSS = """<style>
 [data-testid='stFileUploaderDropzoneInstructions'] small{display:none}
 [data-testid='stMetricValue']>div{white-space:normal;overflow-wrap:anywhere}
 [data-testid='stMetricLabel'] p{white-space:normal}
+[class*='st-key-rec_']{scroll-margin-top:4.5rem}
 [data-testid='stWidgetLabel'] p{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 </style>"""
 

@@ -20,8 +20,8 @@ from infersim.codesign.sla import SLA_OBJECTIVES
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
-from infersim.report.labels import label
 from infersim.report.fmt import fmt_big, fmt_ms, fmt_rate, fmt_usd
+from infersim.report.labels import label
 from infersim.serving import BATCHING, Request
 from infersim.ui import pins, state
 from infersim.ui import widgets as w
@@ -30,8 +30,8 @@ from infersim.ui.inputs import KNOB_LABELS, TOPO_LABELS, Inputs
 
 TAB = "codesign_sla"
 #: objective → the tile's label in words
-SLA_WORDS = {"tok_s_per_usd": "Tokens per $ (the objective)", "tok_s_per_w": "tok/s per W (the objective)",
-             "tok_s_per_pe": "tok/s per PE (the objective)", "tok_s": "System tok/s (the objective)"}
+SLA_WORDS = {"tok_s_per_usd": "Objective: tokens per $", "tok_s_per_w": "Objective: tokens/s per W",
+             "tok_s_per_pe": "Objective: tokens/s per PE", "tok_s": "Objective: system tokens/s"}
 #: One SLA search per candidate (~30 ms for 8B on 8 GPUs, ~0.2 s for 70B on 64 PEs): bigger
 #: grids belong to the CLI (``infersim codesign --tpot-ms … --max-candidates N``).
 MAX_SLA_CANDIDATES = 1000
@@ -56,7 +56,7 @@ def _controls(inp: Inputs) -> dict:
                          format="%.2f"))
     c = st.columns([2, 1, 1, 2])
     objective = w.select(c[0], "SLA objective", list(SLA_OBJECTIVES), "cs_objective",
-                         format_func=lambda o: f"{o} ({SLA_OBJECTIVES[o][1]})")
+                         format_func=lambda o: f"{label(o)} ({SLA_OBJECTIVES[o][1]})")
     batching = w.select(c[1], "Batching", BATCHING, "cs_batching", help_key="batching")
     depth = w.select(c[2], "Depth", DEPTHS, "cd_depth", "balanced", help_key="depth")
     grid = grid_inputs(inp.hw) if depth == "custom" else {}
@@ -153,7 +153,8 @@ def _card(card, res: dict, note=lambda: None) -> None:
     b = r.best
     if b is not None:
         p = b.point
-        w.metrics(card, [(SLA_WORDS.get(r.objective, r.unit), fmt_big(b.value(r.objective), r.unit)),
+        # the unit in the label: a six-tile row leaves the value ~9 characters (issue 27: "2.96M t…")
+        w.metrics(card, [(f"{SLA_WORDS.get(r.objective, r.unit)} ({r.unit})", fmt_big(b.value(r.objective))),
                          ("TTFT", fmt_ms(p.ttft_ms)), ("TPOT", fmt_ms(p.tpot_ms)),
                          ("tok/s per replica", fmt_rate(p.tok_s, "")),
                          ("$ per M tokens", fmt_price(1e6 / b.tok_s_per_usd)),

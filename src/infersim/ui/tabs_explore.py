@@ -9,10 +9,10 @@ import streamlit as st
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
 from infersim.report.fmt import fmt_gb, fmt_rate, fmt_time, time_unit
+from infersim.report.labels import label
 from infersim.search.auto_explore import OBJECTIVES
 from infersim.ui import pins, state
 from infersim.ui import widgets as w
-from infersim.report.labels import label
 from infersim.ui.inputs import Inputs
 
 TAB = "explore"
@@ -62,7 +62,7 @@ def _card(card, res: dict, note=lambda: None) -> None:
     w.metrics(card, [("Latency", fmt_time(ex.latency_ns[0])), ("Throughput", fmt_rate(ex.tokens_per_s[0])),
                      ("Per PE", fmt_rate(ex.tokens_per_s[0] / ex.pes[0], "tok/s")),
                      ("Memory per PE", fmt_gb(ex.mem_per_pe_bytes[0]))])
-    card.markdown(f"**Limited by:** {out.answer[-1]}")
+    card.markdown(f"**Limited by:** {w.words(out.answer[-1])}")
     card.markdown(f"**Least memory per PE** (autosuggest, the most headroom, not the fastest): "
                   f"{pins.par_text(sug.par)} — {fmt_gb(sug.result.mem_per_pe_bytes)} per PE, "
                   f"{fmt_time(sug.result.total_latency_ns)}{_memory_trade(ex, sug)}.  \n**Fewest PEs:** "

@@ -30,7 +30,7 @@ def _controls() -> dict:
     hit = float(w.number(c[4], "Prefix-cache hit", "sv_hit", 0.0, help_key="prefix_hit", step=0.05,
                          format="%.2f"))
     c = st.columns(5)
-    objective = w.select(c[0], "Objective", OBJECTIVES, "sv_objective", help_key="sv_objective")
+    objective = w.select(c[0], "Objective", OBJECTIVES, "sv_objective", help_key="sv_objective", format_func=label)
     batching = w.select(c[1], "Batching", BATCHING, "sv_batching", help_key="batching")
     chunk = int(w.number(c[2], "Chunk tokens", "sv_chunk", DEFAULT_CHUNK_TOKENS, help_key="chunk_tokens",
                          step=1024))

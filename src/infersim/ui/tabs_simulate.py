@@ -55,7 +55,7 @@ def _card(card, inp: Inputs, run: Run, out) -> None:
         ("Memory per PE", fmt_gb(r.mem_per_pe_bytes), f"fits in {usable}" if r.fits else
          f"does NOT fit in {usable}", "normal" if r.fits else "inverse"),
         ("Bound", r.bound)])
-    card.markdown(f"**Limited by:** {out.answer[1]}")
+    card.markdown(f"**Limited by:** {w.words(out.answer[1])}")
     if r.fits and r.bound != "overhead":
         gains = [(k, g) for k, g in sorted(knob_gains(inp.model, inp.hw, r).items(), key=lambda kv: -kv[1])
                  if g > 0.005][:3]

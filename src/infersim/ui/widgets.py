@@ -126,11 +126,10 @@ def words(text: str) -> str:
     bandwidth"): the UI never shows a raw identifier."""
     import re
 
-    from infersim.report.labels import LABELS
+    from infersim.report.labels import label
 
     def one(m):
-        lab = LABELS.get(m.group(0))
-        return lab.split(" (")[0] if lab else m.group(0)
+        return label(m.group(0)).split(" (")[0]
     return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", one, text)
 
 
