@@ -112,6 +112,8 @@ def _card(card, res: dict, note=lambda: None) -> None:
                               ("System cost", fmt_usd(b.system_cost_usd)),
                               ("Power", f"{b.system_power_w / 1e3:,.2f} kW")])
     card.markdown(f"**{w.words(out.answer[1])}**")
+    if (band := _band(res, b)):
+        card.caption(f"Error band of the latency: {band}.")
     if (cheaper := _cheaper_within_tolerance(jr)):
         card.info(cheaper, icon=":material/savings:")
     for line in _edges(res):
@@ -146,6 +148,14 @@ def _cheaper_within_tolerance(jr) -> str:
             f"{fmt_objective(jr.objective, s.objective_value)} ({'only ' if loss > 0 else ''}"
             f"{abs(loss):.1%} {'worse' if loss > 0 else 'better'}). The difference is below the model's error: "
             "the cheaper design is as good an answer (the frontier row picker below opens it).")
+
+
+def _band(res: dict, score) -> str:
+    """The recommended design's latency band (published rows like it), from its simulation."""
+    run = res["run"]
+    r = w.guarded(st, simulate, res["model"], score.hw.to_hardware(res["hw"]), score.par, run.workload(),
+                  runtime=run.runtime)
+    return r.band.describe(r.total_latency_ns, fmt_time) if r is not None and r.band else ""
 
 
 def _edges(res: dict) -> list[str]:

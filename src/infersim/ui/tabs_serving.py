@@ -8,9 +8,10 @@ import time
 import pandas as pd
 import streamlit as st
 
+from infersim import Workload, simulate
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
-from infersim.report.fmt import fmt_ms, fmt_rate
+from infersim.report.fmt import fmt_ms, fmt_rate, fmt_time
 from infersim.report.labels import label
 from infersim.serving import BATCHING, DEFAULT_CHUNK_TOKENS
 from infersim.serving.sla import DEFAULT_BATCH_CAP, OBJECTIVES
@@ -70,7 +71,7 @@ def _card(card, res: dict, note=lambda: None) -> None:
     r = out.result
     w.headline(card, "Answer:" if r.best else "No deployment meets the SLA:", out.answer[0])
     note()
-    _tiles(card, r)
+    _tiles(card, r, res)
     for line in out.answer[1:]:
         card.markdown(f"**{w.words(line)}**" if line.startswith("limited") else w.words(line))
     if r.best is None and r.disaggregated is None and r.nearest_miss is not None:
@@ -113,11 +114,18 @@ def tiles(r) -> tuple[str, list[tuple]]:
                   ("Concurrent sequences", f"{shown.batch:,}")]
 
 
-def _tiles(card, r) -> None:
+def _tiles(card, r, res: dict) -> None:
     what, items = tiles(r)
     if items:
         card.caption(f"**{what}**")
         w.metrics(card, items)
+    if r.best is not None and not r.split_wins():
+        b = r.best
+        wl = Workload("decode", s_kv=r.request.isl + max(r.request.osl // 2, 1), batch=int(b.batch))
+        step = w.guarded(card, simulate, res["model"], res["hw"], b.par, wl, runtime=res["run"].runtime)
+        if step is not None and step.band:
+            card.caption(f"Error band of its decode step (batch {b.batch}, mean context): "
+                         f"{step.band.describe(step.total_latency_ns, fmt_time)}.")
 
 
 def answer_table(side: pd.DataFrame) -> pd.DataFrame:

@@ -76,12 +76,16 @@ def scroll_into_view(tab: str) -> None:
     if st.session_state.get("_scroll_to") != tab:
         return
     st.session_state.pop("_scroll_to")
-    import streamlit.components.v1 as components
-
     n = st.session_state["_scroll_n"] = st.session_state.get("_scroll_n", 0) + 1
-    # a new script text per Run (the counter) makes the iframe run again
-    components.html(f"<script>/* {n} */ const c = window.parent.document.querySelector('.st-key-rec_{tab}');"
-                    "if (c) c.scrollIntoView({block: 'start', behavior: 'instant'});</script>", height=0)
+    # our own fixed script (no user text); a new text per Run (the counter) makes the iframe run again
+    html = (f"<script>/* {n} */ const c = window.parent.document.querySelector('.st-key-rec_{tab}');"
+            "if (c) c.scrollIntoView({block: 'start', behavior: 'instant'});</script>")
+    if hasattr(st, "iframe"):
+        st.iframe(html, height=1)
+    else:                                       # Streamlit before st.iframe
+        import streamlit.components.v1 as components
+
+        components.html(html, height=0)
 
 
 def headline(where, title: str, text: str) -> None:
