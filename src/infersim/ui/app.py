@@ -21,12 +21,11 @@ RENDER = {"Simulate": tabs_simulate.render, "Explore": tabs_explore.render, "Co-
 
 #: tabs whose answer uses the sidebar's workload (Serving and the SLA co-design take a request)
 USES_WORKLOAD = ("Simulate", "Explore", "Co-design")
-#: a local tool: no "Deploy" button; Streamlit's uploader hint names its own 200 MB default, ours
-#: is 1 MB (said in the uploader's label instead); a compact header so the cards fill the screen
+#: a local tool: no "Deploy" button; tiles and labels that wrap rather than cut; the card clear of
+#: the sticky header when scrolled to; a compact header so the cards fill the screen
 CSS = """<style>
 [data-testid='stMainBlockContainer']{padding-top:2.2rem}
 [data-testid='stAppDeployButton'],.stAppDeployButton{display:none}
-[data-testid='stFileUploaderDropzoneInstructions'] small{display:none}
 [data-testid='stMetricValue']>div{white-space:normal;overflow-wrap:anywhere}
 [data-testid='stMetricLabel'] p{white-space:normal}
 [class*='st-key-rec_']{scroll-margin-top:4.5rem}

@@ -246,7 +246,7 @@ def _tables(res: dict, xaxis: str) -> None:
     st.dataframe(_frontier_table(res, xaxis), hide_index=True, key="tbl_cd_frontier",
                  column_config={"latency (ms)": st.column_config.NumberColumn(format="%.3f"),
                                 "tok/s": st.column_config.NumberColumn(format="%.1f"),
-                                "system cost ($)": st.column_config.NumberColumn(format="dollar"),
+                                "system cost ($)": st.column_config.NumberColumn(format="localized", step=1),
                                 "power (kW)": st.column_config.NumberColumn(format="%.2f")})
     c = st.columns([3, 1, 1])
     i = w.select(c[0], "Frontier row", list(range(len(scores))), "cd_row", 0, help_key="row",

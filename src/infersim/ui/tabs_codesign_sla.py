@@ -246,7 +246,7 @@ def _tables(res: dict) -> None:
     table = designs_frame(r, res["hw"])
     fmt = {c: st.column_config.NumberColumn(format="%.1f") for c in ("TTFT (ms)", "TPOT (ms)", "tok/s/PE", "tok/s")}
     st.dataframe(table, hide_index=True, key="tbl_cs_designs",
-                 column_config={**fmt, "capex ($)": st.column_config.NumberColumn(format="dollar"),
+                 column_config={**fmt, "capex ($)": st.column_config.NumberColumn(format="localized", step=1),
                                 "tok/$": st.column_config.NumberColumn(format="%.4g")})
     w.download_csv(st, f"Download the candidates (CSV, {len(table):,} rows)", lambda: table.to_csv(index=False),
                    "infersim-codesign-sla.csv", "dl_cs_csv", help="The table above: every hardware candidate.")

@@ -93,6 +93,7 @@ def shown_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     and with two pins or more the columns that are the same for all of them said once, not repeated."""
     same = []
     cols = [c for c in SHOWN if c in table.columns]
+    cols = [c for c in cols if table[c].notna().any()]      # TTFT/TPOT of step pins: nothing to show
     if len(table) > 1:
         for c in cols[2:]:
             vals = table[c].astype(str).unique()
@@ -178,7 +179,7 @@ def render(inp) -> None:
                  column_config={c: st.column_config.NumberColumn(format="%.3f" if "ms" in c else "%.4g")
                                 for c in ("latency (ms)", "tok/s", "tok/s per PE", "GB per PE", "usable GB",
                                           "TTFT (ms)", "TPOT (ms)")} | {
-                     "capex ($)": st.column_config.NumberColumn(format="dollar")})
+                     "capex ($)": st.column_config.NumberColumn(format="localized", step=1)})
     if same:
         st.caption("The same for every pin: " + "; ".join(same) + ".")
     if any(not math.isnan(p["ttft_ms"]) for p in pins):
