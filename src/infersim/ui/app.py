@@ -7,16 +7,23 @@ kept until the next Run. Bad input anywhere is a one-line message and the app ke
 """
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import streamlit as st
 
 from infersim.errors import InferSimWarning
-from infersim.ui import inputs, state, tabs_codesign, tabs_compare, tabs_explore, tabs_serving, tabs_simulate
+from infersim.ui import inputs, state
 from infersim.ui import widgets as w
 
-RENDER = {"Simulate": tabs_simulate.render, "Explore": tabs_explore.render, "Co-design": tabs_codesign.render,
-          "Serving": tabs_serving.render, "Compare": tabs_compare.render}
+#: tab → its module, imported when the tab first opens (a fresh open imports Simulate's only: the
+#: first answer comes sooner)
+RENDER = {"Simulate": "tabs_simulate", "Explore": "tabs_explore", "Co-design": "tabs_codesign",
+          "Serving": "tabs_serving", "Compare": "tabs_compare"}
+
+
+def _render(name: str, inp) -> None:
+    importlib.import_module(f"infersim.ui.{RENDER[name]}").render(inp)
 
 
 #: tabs whose answer uses the sidebar's workload (Serving and the SLA co-design take a request)
@@ -85,7 +92,7 @@ def main() -> None:
     for name, tab in zip(state.TABS, tabs):
         if tab.open:
             with tab:
-                w.guarded(st, RENDER[name], inp)
+                w.guarded(st, _render, name, inp)
 
 
 main()
