@@ -226,10 +226,16 @@ def _one(locator, timeout_s: float = 60):
     raise AssertionError(f"{locator} matched {locator.count()} elements")
 
 
-def _in_view(page, locator) -> bool:
-    box = locator.bounding_box()
+def _in_view(page, locator, timeout_s: float = 15) -> bool:
+    """Whether ``locator``'s top is in the upper 60% of the screen, within ``timeout_s`` (the scroll
+    after a Run comes from a small script that loads after the page, later on a loaded machine)."""
     vh = page.viewport_size["height"]
-    return box is not None and box["y"] < 0.6 * vh and box["y"] + box["height"] > 0
+    for _ in range(int(timeout_s * 10)):
+        box = locator.bounding_box()
+        if box is not None and box["y"] < 0.6 * vh and box["y"] + box["height"] > 0:
+            return True
+        page.wait_for_timeout(100)
+    return False
 
 
 def _tiles(card) -> dict[str, str]:
