@@ -81,7 +81,8 @@ def test_plot_helpers_have_traces_and_unit_titles(sim, explored, sla):
     fig = explored.plot()
     assert _titles(fig) == ("PEs used", "latency (ms)")
     assert any(t.name.startswith("TP") for t in fig.data) and any(t.name.startswith("CP") for t in fig.data)
-    assert "kv_shard_mode" in fig.data[0].hovertemplate
+    assert "parallelism: " in fig.data[0].hovertemplate           # one field: "TP8 CP1 PP1 DP1 (head, TP)"
+    assert fig.data[0].customdata[0][-1].startswith("TP") and "(" in fig.data[0].customdata[0][-1]
     fig = sla.plot()
     assert _titles(fig) == ("tokens/s per user", "tokens/s per PE")
     assert {"Pareto frontier", "best (aggregated)"} <= {t.name for t in fig.data}

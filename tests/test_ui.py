@@ -89,10 +89,11 @@ def test_config_that_does_not_fit_shows_no_throughput():
     assert text.startswith("**Does not fit:**") and "cannot run" in text and "tok/s" not in text.split("\n")[0]
 
 
-def test_zero_context_is_an_error_not_the_old_result(app):
+def test_bad_context_is_an_error_not_the_old_result(app):
+    """0 clamps to the field's minimum (1); a context beyond 2**31 tokens is still an error."""
     open_tab(app, "Explore")
     assert "Recommended" in card_text(app, "Explore")
-    app.get_by_key("s_kv_decode").set_value(0)
+    app.get_by_key("s_kv_decode").set_value(2**31 + 1)
     app.run()
     assert not app.exception
     assert any("s_kv must be an integer in 1.." in e for e in errors(app))
@@ -119,8 +120,12 @@ def test_explore_card_labels_fastest_and_least_memory(app):
     open_tab(app, "Explore")
     res = auto_explore(L8B, H100, Workload("decode", s_kv=8192, batch=16))
     text = card_text(app, "Explore")
-    assert f"best by latency: {res.best.describe()}" in text
+    # issue 27: the title says "fastest" once ("Recommended (fastest): best by latency" was a slip)
+    assert text.startswith(f"**Recommended (fastest):** {res.best.describe()}") and "best by latency" not in text
     assert "**Least memory per PE** (autosuggest, the most headroom, not the fastest)" in text
+    # a saving within 3% of the memory is said to be no reason to switch (issue 27 item 3)
+    assert "within 3%) and is" in text and "the recommended config is the pick" in text
+    assert "1 PE," in text and "1 PEs" not in text
     assert "**Fewest PEs:**" in text
     scatter = charts(app)["Latency vs PEs used"]
     picks = {t["name"] for t in scatter["data"] if t.get("text")}
@@ -155,7 +160,12 @@ def test_sweeps_run_only_on_their_button(app, monkeypatch, tab, target, run_key)
     if tab == "Serving":
         import infersim.serving as serving
         monkeypatch.setattr(serving, "sla_search", getattr(mod, fn), raising=False)
-    open_tab(app, tab)
+    app.session_state["tab"] = tab
+    app.run()
+    if tab == "Serving":                                       # seconds for a 70B model: never on its own
+        assert len(calls) == 0 and "Press Run serving search" in card_text(app, tab)
+        app.get_by_key(run_key).click()
+        app.run()
     assert len(calls) == 1                                     # the first visit answers at once
     before = card_text(app, tab)
     # widget changes on the tab and in the sidebar: no sweep, the result stays, marked stale
@@ -190,13 +200,14 @@ def test_codesign_objective_drives_picks_chart_and_sensitivity(app):
     app.run()
     c = charts(app)
     chart = c["throughput per PE (tok/s/PE) vs system cost of the PEs used ($)"]
-    assert "Sensitivity of throughput_per_pe: one knob ×2 / ×0.5" in c
+    assert "Sensitivity of throughput per PE: one knob ×2 / ×0.5" in c
     ref = joint_explore(L8B, s_kv=8192, batch=16, depth="balanced", base_hw=H100, objective="throughput_per_pe")
     star = next(t for t in chart["data"] if t["name"] == "recommended")
     assert values(star["y"])[0] == pytest.approx(ref.pick.tokens_per_s_per_pe)   # the answer: cheapest within 1%
     assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.tokens_per_s_per_pe)
-    assert "best by throughput_per_pe" in card_text(app, "Co-design")
-    sens = c["Sensitivity of throughput_per_pe: one knob ×2 / ×0.5"]
+    assert "best by throughput per pe" in card_text(app, "Co-design")
+    assert "Throughput per PE (the objective)" in metric_values(app)          # a label, not the identifier
+    sens = c["Sensitivity of throughput per PE: one knob ×2 / ×0.5"]
     assert values(sens["data"][0]["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].rel_speedup)
 
 
@@ -207,8 +218,9 @@ def test_codesign_points_separate_and_hover_names_the_design(app):
     assert len(values(pts["x"])) == 64
     assert len({(x, y) for x, y in zip(values(pts["x"]), values(pts["y"]))}) == 64   # one dot each
     assert spec["layout"]["meta"]["tied_points_spread"] > 0    # 8-GPU node: inter-node knobs tie
-    for needle in ("hw_bw_hbm_gbs", "hw_peak_tflops_f16", "tp: ", "kv_shard_mode", "system_cost_usd"):
+    for needle in ("HBM bandwidth (GB/s): ", "Peak fp16 (TFLOPS): ", "parallelism: ", "system cost ($): "):
         assert needle in pts["hovertemplate"]
+    assert "hw_" not in pts["hovertemplate"] and pts["hovertemplate"].count("<br>") <= 7     # ≤ 8 fields
     table = frame(app, "system cost ($)")
     assert list(table.columns[:3]) == ["latency (ms)", "tok/s", "system cost ($)"]
     sens = next(v for k, v in charts(app).items() if k.startswith("Sensitivity"))
@@ -265,11 +277,13 @@ def test_serving_tab_answers_like_sla_search():
     assert f"best aggregated: {ref.best.par.describe()}" in text and f"at {ref.best.batch} concurrent" in text
     assert ref.comparison() in text
     m = metric_values(at)
-    assert m["TPOT"] == fmt_time(ref.best.tpot_ms * 1e6) and m["Concurrent sequences"] == f"{ref.best.batch:,}"
+    # issue 27: the tiles are the recommended (disaggregated) deployment's, and say so
+    assert m["TPOT"] == fmt_time(d.tpot_ms * 1e6) and m["TTFT"] == fmt_time(d.ttft_ms * 1e6)
+    assert m["PEs"] == f"{d.pes:,}" and f"**Disaggregated {d.ratio} (the answer)" in text
     pareto = charts(at)["Throughput vs interactivity: Llama 3.1 70B on H100-SXM x8"]
     assert {"Pareto frontier", "best (aggregated)", "disaggregated"} <= {t["name"] for t in pareto["data"]}
     assert pareto["layout"]["shapes"][0]["x0"] == pytest.approx(1000 / 50)      # the TPOT region
-    assert len(frame(at, "tok/s per user")) == len(ref.pareto)
+    assert len(frame(at, "meets SLA")) == len(ref.pareto)
 
 
 def test_runtime_selector_changes_simulate_and_marks_sweeps_stale(app):
@@ -295,8 +309,6 @@ def test_widget_values_survive_other_tabs(app):
 @pytest.mark.parametrize("key, value, needle", [
     ("sim_tp", 0, "tp must be an integer >= 1"),
     ("sim_tp", 32, "exceeds the 8 PEs"),
-    ("batch", 0, "batch must be an integer in 1.."),
-    (f"knob_bw_hbm_gbs_{H100.name}", 0.0, "bw_hbm_gbs must be > 0"),
 ])
 def test_bad_input_is_one_line_and_the_app_keeps_running(app, key, value, needle):
     app.get_by_key(key).set_value(value)
@@ -349,6 +361,7 @@ def sla_ref(grid: dict, objective: str = "tok_s_per_usd", tpot_ms=20.0, ttft_ms=
 
 def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
     from infersim.codesign.sla import sla_answer_lines
+    from infersim.ui.tabs_codesign_sla import headline_text
 
     at = sla_app(SLA_GRID)
     assert not at.exception and not errors(at)
@@ -357,13 +370,15 @@ def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
     ref = sla_ref(SLA_GRID)
     line1, line2 = sla_answer_lines(ref.answer())
     text = card_text(at, "Co-design")
-    assert text.startswith(f"**Answer:** {line1.removeprefix('Answer: ')}")
-    assert f"**{line2}**" in text and "TPOT ≤ 20 ms" in text and "2 of 2 hardware candidates meet it" in text
+    assert text.startswith(f"**Answer:** {headline_text(ref, line1)}")
+    assert "HBM 85.52 GB at " in text and "HBM GB" not in text              # words with units, no jargon
+    assert f"**{line2.replace('double peak_tflops_f16', 'double Peak fp16')}**" in text and "TPOT ≤ 20 ms" in text
+    assert "Why that lever: each knob ×2 alone" in text                      # the lever has its reason and "2 of 2 hardware candidates meet it" in text
     assert "s_kv = isl + osl/2 = 1,152" in text                     # what Open in Simulate simulates
     b = ref.best
     m = metric_values(at)
     assert m["Hardware candidates"] == "2" and m["TPOT"] == fmt_time(b.point.tpot_ms * 1e6)
-    assert m["Objective: tok/$"] == f"{b.tok_s_per_usd / 1e6:.1f}M"             # e.g. 28.5M (fits the tile)
+    assert m["Objective: tokens per $ (tok/$)"] == f"{b.tok_s_per_usd / 1e6:.1f}M"      # e.g. 28.5M (fits the tile)
     table = frame(at, "deployment")
     assert list(table.columns[:12]) == ["rank", "tok/$", "HBM per PE (GB)", "HBM bandwidth (GB/s)",
                                         "Peak fp16 (TFLOPS)", "Intra-cube link (GB/s)", "Inter-cube link (GB/s)",
@@ -378,6 +393,7 @@ def test_sla_mode_card_is_first_and_answers_like_codesign_sla():
 def test_sla_objective_drives_pick_axis_and_sensitivity():
     from infersim.codesign.sla import SLA_OBJECTIVES, sla_answer_lines
     from infersim.report.plots import SLA_AXIS
+    from infersim.ui.tabs_codesign_sla import headline_text
 
     grid = {"peak_tflops_f16": [989.0, 1978.0, 3956.0], "bw_hbm_gbs": [3350.0, 6700.0]}
     at = sla_app(grid)
@@ -399,8 +415,9 @@ def test_sla_objective_drives_pick_axis_and_sensitivity():
         star = next(t for t in chart["data"] if t["name"] == "best")
         assert values(star["y"])[0] == pytest.approx(ref.best.value(objective))
         assert max(values(chart["data"][0]["y"])) == pytest.approx(ref.best.value(objective))
-        assert card_text(at, "Co-design").startswith(f"**Answer:** {sla_answer_lines(ref.answer())[0][8:]}")
-        sens = c[f"Sensitivity of {objective}: knob ×2 / ×0.5"]
+        assert card_text(at, "Co-design").startswith(f"**Answer:** {headline_text(ref, sla_answer_lines(ref.answer())[0])}")
+        from infersim.report.labels import label
+        sens = c[f"Sensitivity of {label(objective)}: knob ×2 / ×0.5"]
         doubled = next(t for t in sens["data"] if t["name"] == "×2")
         assert values(doubled["x"])[-1] == pytest.approx(100 * ref.sensitivity[0].gain_doubled)
         assert {t["name"] for t in sens["data"]} == {"×2", "×0.5"}
@@ -415,7 +432,7 @@ def test_sla_mode_without_limits_is_one_line():
     assert at.get_by_key("btn_cs_run").disabled and not at.get("plotly_chart")
     at.get_by_key("cs_tpot").set_value(20.0)                      # valid now: the mode's first answer
     at.run()
-    assert not errors(at) and card_text(at, "Co-design").startswith("**Answer:** HBM GB")
+    assert not errors(at) and card_text(at, "Co-design").startswith("**Answer:** HBM 85.52 GB at")
     at.get_by_key("cs_tpot").set_value(0.0)                       # after a run: message, result kept as stale
     at.run()
     assert not at.exception and len(errors(at)) == 1 and any("inputs changed" in x.value for x in at.warning)
@@ -425,7 +442,12 @@ def test_sla_mode_impossible_sla_and_big_grid_are_stated():
     at = sla_app(SLA_GRID, cs_tpot=0.01)
     assert not at.exception and not errors(at)
     text = card_text(at, "Co-design")
-    assert text.startswith("**Answer:** no candidate meets the SLA") and "Nearest miss: TP" in text
+    assert text.startswith("**Answer:** no candidate meets the SLA") and "Nearest miss (does NOT meet the SLA): TP" in text
+    # issue 27 item 13: the next step names the limit the nearest miss needs (rounded up)
+    ref = sla_ref(SLA_GRID, tpot_ms=0.01)
+    m = next(d.miss for d in ref.designs if d.miss is not None)
+    import math
+    assert f"**Next step:** relax TPOT to ≥ {math.ceil(m.tpot_ms * 10) / 10:,g} ms" in text
     assert not at.get("plotly_chart") and len(frame(at, "deployment")) == 2
     ten = ", ".join(str(v) for v in range(100, 1100, 100))
     for k in ("peak_tflops_f16", "bw_intra_gbs", "pe_hbm_gb"):
@@ -462,3 +484,41 @@ def test_sla_mode_runs_only_on_its_button(monkeypatch):
         at.get_by_key("cd_mode").set_value(mode)
         at.run()
     assert len(calls) == 2 and not any("inputs changed" in x.value for x in at.warning)
+
+
+# ----- issue 27: edited hardware is named, inputs have minimums, a bad value keeps the results ------
+def test_sidebar_minimums_clamp_instead_of_blanking_the_app(app):
+    """HBM 0 and batch 0 (reachable with the − button) clamp to the field's minimum: no error."""
+    from infersim.specs.hardware import KNOB_RANGE
+
+    key = f"knob_bw_hbm_gbs_{H100.name}"
+    app.get_by_key(key).set_value(0.0)
+    app.get_by_key("batch").set_value(0)
+    app.run()
+    assert not app.exception and not errors(app)
+    assert app.get_by_key(key).value == KNOB_RANGE[0] and app.get_by_key("batch").value == 1
+
+
+def test_edited_hardware_is_named_and_resets(app):
+    key = f"knob_bw_hbm_gbs_{H100.name}"
+    app.get_by_key(key).set_value(6700.0)
+    app.run()
+    name = "H100-SXM x8, edited: HBM 6,700 GB/s"
+    assert f"on {name}:" in card_text(app, "Simulate")
+    assert any(c.value.startswith(f"Llama 3.1 8B: 8.03 B params · {name}: 8 PEs") for c in app.caption)
+    r = simulate(L8B, H100.with_knobs(bw_hbm_gbs=6700.0), Parallelism(tp=8), Workload("decode", s_kv=8192, batch=16))
+    assert metric_values(app)["Latency per token"] == fmt_time(r.total_latency_ns)     # same physics
+    app.get_by_key("btn_hw_reset").click()
+    app.run()
+    assert app.get_by_key(key).value == H100.bw_hbm_gbs and "edited" not in card_text(app, "Simulate")
+
+
+def test_invalid_sidebar_value_keeps_the_last_good_results(app):
+    """An upload prompt (no file yet) is a message in the sidebar; the tabs keep answering."""
+    before = card_text(app, "Simulate")
+    app.get_by_key("hw").set_value("Upload hardware file…")
+    app.run()
+    assert not app.exception
+    assert any("upload a hardware file" in e for e in errors(app))
+    assert any("A sidebar value is invalid" in x.value for x in app.warning)
+    assert card_text(app, "Simulate").split("\n")[0] == before.split("\n")[0]

@@ -75,11 +75,11 @@ def test_codesign_tab_renders_pareto_chart(server, browser, tmp_path):
     # another objective does not start a sweep: the answer stays, marked stale, until Run
     before = page.locator(".st-key-rec_codesign").inner_text().splitlines()[0]
     page.locator(".st-key-cd_objective").click()
-    page.get_by_role("option", name="throughput_per_pe").click()
+    page.get_by_role("option", name="throughput per PE").click()
     page.get_by_text("The inputs changed since this result was computed").wait_for(timeout=30_000)
     assert page.locator(".st-key-rec_codesign").inner_text().splitlines()[0] == before
     page.get_by_role("button", name="Run co-design sweep").click()
-    page.locator(".js-plotly-plot .gtitle", has_text="Sensitivity of throughput_per_pe").wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot .gtitle", has_text="Sensitivity of throughput per PE").wait_for(timeout=60_000)
     assert page.get_by_text("The inputs changed since this result was computed").count() == 0
     shot = tmp_path / "codesign.png"
     page.screenshot(path=str(shot), full_page=True)
@@ -203,3 +203,297 @@ def test_uploaded_path_string_is_content_not_a_server_file(server, browser, tmp_
         assert "root:" not in body and "not found" not in body
         page.close()
     assert messages[0] == messages[1] == "malformed config.json: Expecting value at line 1"
+
+
+# ----- issue 27: the UI tells the truth at a glance, at both screen sizes the audit used -------------
+SIZES = [pytest.param({"width": 1440, "height": 900}, id="1440x900"),
+         pytest.param({"width": 1280, "height": 720}, id="1280x720")]
+
+
+def _open(browser, server, size):
+    page = browser.new_page(viewport=size)
+    page.goto(server, wait_until="domcontentloaded")
+    page.locator(".st-key-rec_simulate").get_by_text("Limited by").wait_for(timeout=90_000)
+    return page
+
+
+def _one(locator, timeout_s: float = 60):
+    """The locator once exactly one element matches (a re-render can briefly show two)."""
+    for _ in range(int(timeout_s * 10)):
+        if locator.count() == 1:
+            return locator
+        locator.page.wait_for_timeout(100)
+    raise AssertionError(f"{locator} matched {locator.count()} elements")
+
+
+def _in_view(page, locator, timeout_s: float = 15) -> bool:
+    """Whether ``locator``'s top is in the upper 60% of the screen, within ``timeout_s`` (the scroll
+    after a Run comes from a small script that loads after the page, later on a loaded machine)."""
+    vh = page.viewport_size["height"]
+    for _ in range(int(timeout_s * 10)):
+        box = locator.bounding_box()
+        if box is not None and box["y"] < 0.6 * vh and box["y"] + box["height"] > 0:
+            return True
+        page.wait_for_timeout(100)
+    return False
+
+
+def _tiles(card) -> dict[str, str]:
+    metrics = card.locator('[data-testid="stMetric"]')
+    return {metrics.nth(i).locator('[data-testid="stMetricLabel"]').inner_text().strip():
+            metrics.nth(i).locator('[data-testid="stMetricValue"]').inner_text().strip()
+            for i in range(metrics.count())}
+
+
+def _set_number(scope, label: str, value) -> None:
+    field = scope.get_by_label(label, exact=True)
+    field.fill(str(value))
+    field.press("Enter")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_edited_hardware_is_named_everywhere_and_resets(server, browser, size, tmp_path):
+    """Item 1: an edited knob renames the hardware (header, card), opens its expander, and resets."""
+    page = _open(browser, server, size)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Edit knobs and system size").click()
+    _set_number(sidebar, "HBM bandwidth (GB/s)", 4000)
+    name = "Generic SiP (default), edited: HBM 4,000 GB/s"
+    card = page.locator(".st-key-rec_simulate")
+    card.get_by_text(f"on {name}:").first.wait_for(timeout=60_000)
+    page.get_by_text(f"{name}: 64 PEs").first.wait_for(timeout=30_000)            # the header
+    page.screenshot(path=str(tmp_path / "edited.png"))
+    assert "Generic SiP (default): 64 PEs" not in page.locator("body").inner_text()
+    _one(sidebar.get_by_role("button", name="Reset to the preset")).click()
+    page.get_by_text("Generic SiP (default): 64 PEs").first.wait_for(timeout=60_000)
+    for _ in range(100):
+        if "edited:" not in card.inner_text():
+            break
+        page.wait_for_timeout(100)
+    assert "edited:" not in card.inner_text()
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_serving_runs_on_its_button_tiles_match_the_headline(server, browser, size, tmp_path):
+    """Items 2, 5, 6, 13: no search on the first visit; after Run the card is in view and its tiles
+    are the recommended deployment's; the result survives a tab change; an impossible TPOT names
+    the limit that would admit the nearest miss."""
+    from infersim.hardware_presets import GENERIC_SIP
+    from infersim.model_presets import PRESETS
+    from infersim.report.fmt import fmt_ms
+    from infersim.serving import Request, sla_search
+
+    page = _open(browser, server, size)
+    page.get_by_role("tab", name="Serving").click()
+    card = page.locator(".st-key-rec_serving")
+    card.get_by_text("Press Run serving search").wait_for(timeout=30_000)
+    page.wait_for_timeout(1500)
+    assert "Answer:" not in card.inner_text()                     # nothing ran on its own
+    page.mouse.wheel(0, 3000)                                      # the user scrolls to the button
+    _one(page.get_by_role("button", name="Run serving search")).click()
+    card.get_by_text("Answer:").first.wait_for(timeout=120_000)
+    page.wait_for_timeout(800)
+    assert _in_view(page, card)
+    ref = sla_search(PRESETS["Llama 3.1 70B"].model, GENERIC_SIP, Request(2048, 512), ttft_ms=2000, tpot_ms=50)
+    if ref.split_wins():
+        d = ref.disaggregated
+        want, what = {"TTFT": fmt_ms(d.ttft_ms), "TPOT": fmt_ms(d.tpot_ms), "PEs": f"{d.pes:,}"}, f"Disaggregated {d.ratio}"
+    else:
+        b = ref.best
+        want, what = {"TTFT": fmt_ms(b.ttft_ms), "TPOT": fmt_ms(b.tpot_ms)}, f"Aggregated {b.par.describe()}"
+    tiles = _tiles(card)
+    assert {k: tiles[k] for k in want} == want and f"{what} (the answer)" in card.inner_text()
+    page.screenshot(path=str(tmp_path / "serving.png"))
+    page.get_by_role("tab", name="Simulate").click()               # the result survives a tab change
+    page.locator(".st-key-rec_simulate").get_by_text("Limited by").wait_for(timeout=60_000)
+    page.get_by_role("tab", name="Serving").click()
+    card.get_by_text("Answer:").first.wait_for(timeout=10_000)
+    assert "Press Run" not in card.inner_text()
+    _set_number(page.locator(".stMain, [data-testid='stMain']").first, "TPOT limit (ms, 0 = none)", 1)
+    page.get_by_text("The inputs changed since this result was computed").first.wait_for(timeout=30_000)
+    _one(page.get_by_role("button", name="Run serving search")).click()
+    card.get_by_text("Next step:").wait_for(timeout=120_000)
+    assert "relax TPOT to ≥ " in card.inner_text() and "does NOT meet" in card.inner_text()
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_log_axes_and_labels_read_in_full(server, browser, size, tmp_path):
+    """Items 4, 7, 8: every log tick label is whole with its unit; the co-design tile is not cut;
+    no raw identifier (hw_…, tok_s_per_usd) on screen; hover and colour bar in words."""
+    page = _open(browser, server, size)
+    page.get_by_role("tab", name="Explore").click()
+    page.locator(".js-plotly-plot .gtitle", has_text="Latency vs PEs used").wait_for(timeout=90_000)
+    page.wait_for_timeout(1000)
+    chart = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text="Latency vs PEs used"))
+    ticks = [t.strip() for t in chart.locator(".ytick text").all_text_contents() if t.strip()]
+    assert len(ticks) >= 2 and all(t.endswith(" ms") for t in ticks), ticks
+    page.get_by_role("tab", name="Co-design").click()
+    page.locator(".st-key-rec_codesign").get_by_text("Recommended hardware:").wait_for(timeout=90_000)
+    _one(page.locator(".st-key-cd_objective")).click()
+    option = page.get_by_role("option", name="tokens per $")
+    if not option.is_visible():          # a short viewport's list can open scrolled: filter it
+        page.keyboard.type("tokens per")
+    option.click()
+    _one(page.get_by_role("button", name="Run co-design sweep")).click()
+    card = page.locator(".st-key-rec_codesign")
+    card.get_by_text("Tokens per $ (the objective)").wait_for(timeout=90_000)
+    title = "tokens per $ of TCO vs system cost"
+    page.locator(".js-plotly-plot .gtitle", has_text=title).wait_for(timeout=60_000)
+    _one(page.locator(".js-plotly-plot .gtitle", has_text="vs system cost"))      # the old chart is gone
+    page.wait_for_timeout(1000)
+    value = card.locator('[data-testid="stMetricValue"]').first
+    assert value.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), value.inner_text()    # not truncated
+    assert "…" not in value.inner_text() and value.inner_text().endswith("tok/$")
+    cost = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title))
+    xt = [t.strip() for t in cost.locator(".xtick text").all_text_contents() if t.strip()]
+    assert len(xt) >= 2 and all(t.startswith("$") for t in xt), xt
+    assert cost.locator(".colorbar .cbtitle").first.text_content().strip() in (
+        "HBM bandwidth (GB/s)", "Peak fp16 (TFLOPS)", "HBM per PE (GB)", "PEs used")
+    body = page.locator("[data-testid='stMain']").inner_text()
+    assert not re.search(r"\bhw_|tok_s_per_usd|bw_hbm_gbs|peak_tflops_f16", body), \
+        re.findall(r".{40}(?:hw_|tok_s_per_usd|bw_hbm_gbs|peak_tflops_f16).{20}", body)
+    page.screenshot(path=str(tmp_path / "codesign.png"))
+    page.close()
+
+
+def _custom_grid(page) -> None:
+    _one(page.locator(".st-key-cd_depth")).click()
+    option = page.get_by_role("option", name="custom")
+    if not option.is_visible():          # a short viewport's list can open scrolled: filter it
+        page.keyboard.type("custom")
+    option.click()
+    page.get_by_text("Custom grid: comma-separated values per knob").wait_for(timeout=30_000)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_custom_grid_run_keeps_the_card_in_view_and_flags_the_edge(server, browser, size):
+    """Items 3, 6, 9: the custom grid pushes Run below the fold; after Run the card is in view and
+    says the answer sits at the grid's edge (and the cheaper design within 3%, where there is one)."""
+    page = _open(browser, server, size)
+    page.get_by_role("tab", name="Co-design").click()
+    page.locator(".st-key-rec_codesign").get_by_text("Recommended hardware:").wait_for(timeout=90_000)
+    _custom_grid(page)
+    button = _one(page.get_by_role("button", name="Run co-design sweep"))
+    button.scroll_into_view_if_needed()
+    button.click()
+    card = page.locator(".st-key-rec_codesign")
+    card.get_by_text("widen the grid").first.wait_for(timeout=120_000)
+    page.wait_for_timeout(800)
+    assert _in_view(page, card)
+    assert "at the grid's largest value" in card.inner_text()
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_sla_mode_does_not_run_on_its_own_and_answers_in_words(server, browser, size, tmp_path):
+    """Items 5, 12: the SLA mode's first visit stops within its 1 s budget and asks for Run, the
+    request inputs are on the first screen; a one-candidate run answers in words with units, says why
+    the lever, and what the system's other PEs do."""
+    page = _open(browser, server, size)
+    page.get_by_role("tab", name="Co-design").click()
+    page.locator(".st-key-rec_codesign").get_by_text("Recommended hardware:").wait_for(timeout=90_000)
+    t0 = time.perf_counter()
+    page.get_by_text("serving SLA (tokens per $ at TTFT/TPOT)").click()
+    card = page.locator(".st-key-rec_codesign")
+    card.get_by_text("Press Run SLA co-design").wait_for(timeout=60_000)
+    waited = time.perf_counter() - t0
+    assert "it takes more than 1 s here" in card.inner_text(), card.inner_text()
+    assert waited < 15, waited                  # the budget (1 s) plus rendering on a loaded machine
+    assert _in_view(page, page.get_by_label("Input tokens (isl)", exact=True))
+    _custom_grid(page)
+    _set_number(page.locator("[data-testid='stMain']"), "Peak fp16 (TFLOPS)", "")
+    grid = page.locator("[data-testid='stMain']").get_by_label("HBM bandwidth (GB/s)", exact=True)
+    grid.fill("2000")
+    grid.press("Enter")
+    page.get_by_text("→ 1 value: 2,000").wait_for(timeout=30_000)
+    _one(page.get_by_role("button", name="Run SLA co-design")).click()
+    card.get_by_text("Why that lever").wait_for(timeout=180_000)
+    text = card.inner_text()
+    assert "HBM 48 GB at 2,000 GB/s, fp16 500 TFLOPS" in text and "HBM GB" not in text
+    assert "of the system's 64" in text and "more replica" in text
+    page.screenshot(path=str(tmp_path / "sla.png"))
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_compare_like_with_like(server, browser, size):
+    """Item 10: a batch-1 step and a batch-4 step get no speed-up ratio; pins are numbered from 1 in
+    every browser session; what all pins share is said once."""
+    page = _open(browser, server, size)
+    _pin_current(page, "TP8 CP1 PP1 DP1")
+    _set_number(page.locator("[data-testid='stSidebar']"), "Batch (sequences)", 4)     # still fits
+    page.locator(".st-key-rec_simulate").get_by_text("batch 4").first.wait_for(timeout=60_000)
+    _pin_current(page, "TP8 CP1 PP1 DP1")
+    page.get_by_role("tab", name="Compare").click()
+    card = page.locator(".st-key-rec_compare")
+    card.get_by_text("Fastest:", exact=True).wait_for(timeout=30_000)
+    text = card.inner_text()
+    assert text.startswith("Fastest: #1 Simulate") or text.startswith("Fastest: #2 Simulate")
+    assert "so no speed-up is given" in text and "× faster" not in text
+    page.get_by_text("The same for every pin:").wait_for(timeout=30_000)
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_invalid_sidebar_value_keeps_the_other_tabs(server, browser, size):
+    """Item 11: the − button stops at the field's minimum; an invalid sidebar input is a message in
+    the sidebar and every tab keeps its last good result."""
+    page = _open(browser, server, size)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Edit knobs and system size").click()
+    pes = sidebar.get_by_label("PEs per cube", exact=True)
+    pes.fill("1")
+    pes.press("Enter")
+    page.get_by_text("edited: PEs per cube 1").first.wait_for(timeout=60_000)
+    sidebar.locator('[data-testid="stNumberInput"]', has=page.get_by_label("PEs per cube", exact=True)) \
+        .get_by_role("button").first.click()                   # "−" at the minimum
+    page.wait_for_timeout(1500)
+    assert pes.input_value() == "1"
+    page.get_by_role("tab", name="Explore").click()
+    page.locator(".st-key-rec_explore").get_by_text("Recommended").first.wait_for(timeout=90_000)
+    sidebar.locator('[data-testid="stSelectbox"]', has_text="Hardware preset").click()
+    page.get_by_role("option", name="Upload hardware file…").click()
+    sidebar.get_by_text("upload a hardware file").first.wait_for(timeout=30_000)
+    page.get_by_text("A sidebar value is invalid").first.wait_for(timeout=30_000)
+    assert "Recommended" in page.locator(".st-key-rec_explore").inner_text()
+    page.get_by_role("tab", name="Simulate").click()
+    page.locator(".st-key-rec_simulate").get_by_text("Limited by").wait_for(timeout=60_000)
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_small_slips_are_gone(server, browser, size, tmp_path):
+    """Items 14, 15: no Deploy button, no "200MB per file", no "1 PEs", widget labels on one line
+    (aligned inputs), chart titles inside their chart, the Serving tab's workload-free header."""
+    page = _open(browser, server, size)
+    deploy = page.get_by_role("button", name="Deploy", exact=True)
+    for _ in range(100):            # the app's CSS hides it (a re-render can briefly drop the style)
+        if not any(d.is_visible() for d in deploy.all()):
+            break
+        page.wait_for_timeout(100)
+    assert not any(d.is_visible() for d in deploy.all())         # a local tool: nothing to deploy
+    body = page.locator("body").inner_text()
+    assert not re.search(r"(?<![\d,.])1 PEs", body), re.findall(r".{30}(?<![\d,.])1 PEs", body)
+    assert page.locator('[data-testid="stSelectbox"]', has_text="CP ring variant").locator("input").is_disabled()
+    for i in range(page.locator("[data-testid='stMain'] [data-testid='stWidgetLabel']").count()):
+        label = page.locator("[data-testid='stMain'] [data-testid='stWidgetLabel']").nth(i)
+        box = label.bounding_box()
+        if box:
+            assert box["height"] < 30, label.inner_text()     # one line: the inputs stay aligned
+    for chart in page.locator(".js-plotly-plot").all():
+        title, svg = chart.locator(".gtitle").first, chart.locator("svg.main-svg").first
+        if title.count():
+            t, s = title.bounding_box(), svg.bounding_box()
+            assert t["x"] >= s["x"] - 1 and t["x"] + t["width"] <= s["x"] + s["width"] + 1, title.text_content()
+    page.get_by_role("tab", name="Serving").click()
+    page.locator(".st-key-rec_serving").get_by_text("Press Run serving search").wait_for(timeout=30_000)
+    header = page.locator("[data-testid='stMain'] [data-testid='stCaptionContainer']").first
+    assert "runtime" in header.inner_text() and "s_kv=" not in header.inner_text()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator('[data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name="Upload config.json…").click()
+    sidebar.get_by_text("at most 1 MB").first.wait_for(timeout=30_000)
+    assert "200MB" not in sidebar.inner_text()
+    page.close()

@@ -51,7 +51,7 @@ def test_sensitivity_bars_are_all_labelled_with_room():
             SimpleNamespace(knob="pe_hbm_gb", rel_speedup=0.0, rel_gain_halved=0.0),
             SimpleNamespace(knob="peak_tflops_f16", rel_speedup=0.001, rel_gain_halved=math.nan)]
     fig = plots.sensitivity_bar(rows, "tok_s_per_usd")
-    assert fig.layout.title.text == "Sensitivity of tok_s_per_usd: one knob ×2 / ×0.5"
+    assert fig.layout.title.text == "Sensitivity of tokens per $: one knob ×2 / ×0.5"
     doubled, halved = fig.data
     assert doubled.text == ("+0.1%", "0%", "+34.0%") and halved.text == ("n/a", "0%", "-20.0%")
     lo, hi = fig.layout.xaxis.range
@@ -70,7 +70,12 @@ def test_codesign_scatter_spreads_ties_and_names_the_design(llama8b):
     assert len(set(zip(cloud.x, cloud.y))) == len(pts) == 64
     assert fig.layout.meta["tied_points_spread"] >= 32
     assert max(abs(x / c - 1) for x, c in zip(cloud.x, pts["system_cost_usd"])) < 0.2   # a small cluster
-    assert "hw_bw_intersip_gbs: %{customdata" in cloud.hovertemplate and "system_cost_usd" in cloud.hovertemplate
+    # issue 27: at most 8 hover fields, human labels with units, the colour's knob among them
+    fields = cloud.hovertemplate.removesuffix("<extra></extra>").split("<br>")
+    assert len(fields) <= 8 and len(cloud.customdata[0]) == len(fields)
+    assert {"latency (ms)", "system cost ($)", "HBM bandwidth (GB/s)", "parallelism"} <= {f.split(":")[0] for f in fields}
+    assert "hw_" not in cloud.hovertemplate and "_" not in fig.data[0].marker.colorbar.title.text
+    assert cloud.customdata[0][-1].startswith("TP")
     assert [t.name for t in fig.data] == ["hardware candidates", "Pareto frontier", "recommended"]
 
 
@@ -133,3 +138,15 @@ def test_sla_codesign_figures_hover_ties_and_misses():
     halved = next(t for t in sens.data if t.name == "×0.5")
     assert list(halved.text) == ["0%", "misses SLA"] and list(halved.x) == [0.0, 0.0]     # not drawn as -100%
     assert list(next(t for t in sens.data if t.name == "×2").text) == ["0%", "+25.0%"]
+
+
+def test_log_axes_label_every_tick_in_full():
+    """Issue 27 item 4: 50 / 20 / 10 ms must not read "5, 2, 10"; a cost axis reads $50k … $2M."""
+    lat = plots.log_axis([8.0, 55.0], "ms")
+    assert lat["ticktext"][:3] == ["7 ms", "8 ms", "9 ms"] and "50 ms" in lat["ticktext"]
+    assert all(t.endswith(" ms") for t in lat["ticktext"])
+    cost = plots.log_axis([6e4, 3.3e6], money=True)
+    assert cost["ticktext"] == ["$50k", "$100k", "$200k", "$500k", "$1M", "$2M"]
+    assert plots.log_axis([0.3, 3e4])["ticktext"][6:9] == ["300", "1,000", "3,000"]
+    for ax in (lat, cost):
+        assert len(ax["tickvals"]) == len(ax["ticktext"]) >= 2

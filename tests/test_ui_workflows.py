@@ -250,7 +250,10 @@ def test_sla_codesign_exports_and_reruns(tmp_path, capsys):
     assert export["kind"] == "codesign_sla" and export["hardware"]["name"] == H100.name
     assert (export["request"], export["ttft_ms"], export["tpot_ms"], export["grid"]) == \
         ({"isl": 1024, "osl": 256, "prefix_hit": 0.0}, None, 20.0, {"bw_hbm_gbs": [3350.0, 6700.0]})
-    assert export["answer"][0] == card_text(at, "Co-design").split("\n")[0].replace("**Answer:**", "Answer:")
+    from infersim.ui.tabs_codesign_sla import headline_text  # the card names the knobs in words
+
+    res = at.session_state["_res_codesign_sla"]["outcome"].result
+    assert card_text(at, "Co-design").split("\n")[0] == f"**Answer:** {headline_text(res, export['answer'][0])}"
     path = tmp_path / "sla.json"
     path.write_text(dumps(export))
     assert cli_main(["rerun", str(path)]) == 0

@@ -36,8 +36,12 @@ def small_app():
 
 
 def open_tab(at, name: str):
+    """Open a tab; Serving's search never runs on its own (seconds for a 70B model): press its Run."""
     at.session_state["tab"] = name
     at.run()
+    if name == "Serving" and "_res_serving" not in at.session_state:
+        at.get_by_key("btn_sv_run").click()
+        at.run()
     return at
 
 

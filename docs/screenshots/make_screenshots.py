@@ -1,4 +1,5 @@
-"""Regenerate the UI screenshots in this folder (1440×900, one per tab).
+"""Regenerate the UI screenshots in this folder (1440×900, one per tab; Serving and the SLA
+co-design are run with their button, as a user would).
 
     python docs/screenshots/make_screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
 
@@ -106,12 +107,16 @@ def main(argv=None) -> int:
         open_tab(page, "Co-design", "Recommended hardware")
         shoot(page, out, "codesign", charts=True)
         page.get_by_text("serving SLA (tokens per $ at TTFT/TPOT)").click()      # the tab's second mode
-        page.get_by_text("hardware candidates meet it").first.wait_for(timeout=180_000)
-        page.mouse.wheel(0, -20000)                                               # the card, from the top
-        page.wait_for_timeout(1500)
+        page.get_by_text("Press Run SLA co-design").first.wait_for(timeout=60_000)  # it never runs on its own
+        page.get_by_role("button", name="Run SLA co-design").click()
+        page.get_by_text("hardware candidates meet it").first.wait_for(timeout=600_000)
+        page.wait_for_timeout(3000)          # the card scrolls into view after Run
         shoot(page, out, "codesign-sla", charts=True)
         page.get_by_text("one step (latency/throughput…)").click()
-        open_tab(page, "Serving", "Aggregated vs disaggregated")
+        open_tab(page, "Serving", "Press Run serving search")                     # it runs on its button
+        page.get_by_role("button", name="Run serving search").click()
+        page.get_by_text("Aggregated vs disaggregated").first.wait_for(timeout=180_000)
+        page.wait_for_timeout(3000)          # the card scrolls into view after Run: shot as the user sees it
         shoot(page, out, "serving", charts=True)
         open_tab(page, "Compare", "Fastest:")
         shoot(page, out, "compare", charts=True)

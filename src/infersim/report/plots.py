@@ -31,6 +31,45 @@ CP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star"
 OTHER_CP_SYMBOL = "asterisk-open"
 
 
+def _tick_text(v: float, unit: str = "", money: bool = False) -> str:
+    """A whole tick label: ``50 ms``, ``0.2 ms``, ``$100k``, ``$2.5M``, ``2,000`` (never the bare
+    leading digit Plotly writes between decades)."""
+    for at, suffix in ((1e9, "G"), (1e6, "M"), (1e4, "k")):
+        if abs(v) >= at:
+            v, sfx = v / (at if at != 1e4 else 1e3), suffix
+            break
+    else:
+        sfx = ""
+    num = f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+    text = f"${num}{sfx}" if money else f"{num}{sfx}"
+    return f"{text} {unit}".rstrip()
+
+
+def _label(field: str) -> str:
+    from infersim.report.labels import label
+
+    return label(field)
+
+
+def log_axis(values, unit: str = "", money: bool = False, **kw) -> dict:
+    """A log axis whose every tick is labelled in full with its unit: ticks at 1-2-5 × 10^k over
+    the data (1-3 × 10^k past three decades, powers of ten past six; every mantissa below one
+    decade). ``kw`` are more axis settings (title, …)."""
+    v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=float)) if np.isfinite(x) and x > 0])
+    axis = dict(type="log", **kw)
+    if not len(v):
+        return axis
+    lo, hi = float(v.min()), float(v.max())
+    decades = math.log10(hi / lo) if hi > lo else 0.0
+    mantissas = ((1, 2, 3, 4, 5, 6, 7, 8, 9) if decades < 1 else (1, 2, 5) if decades <= 3 else
+                 (1, 3) if decades <= 6 else (1,))
+    ticks = [float(f"{m * 10.0 ** k:.6g}") for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+             for m in mantissas]
+    ticks = [t for t in ticks if lo / 1.25 <= t <= hi * 1.25] or [lo, hi]
+    axis.update(tickvals=ticks, ticktext=[_tick_text(t, unit, money) for t in ticks])
+    return axis
+
+
 def _go():
     try:
         import plotly.graph_objects as go
@@ -129,14 +168,16 @@ def codesign_scatter(points, frontier, x: str, y: str, x_title: str, y_title: st
     dict) starred; hover names every hardware knob, the parallelism and the numbers."""
     go = _go()
     fig = go.Figure()
-    hw_cols = tuple(c for c in points.columns if c.startswith("hw_"))
-    num_cols = (x, y, "pes", "total_latency_ms", "tokens_per_s", "system_cost_usd", "system_power_w")
-    custom, hover = _config_hover(points, tuple(dict.fromkeys(num_cols + hw_cols + PAR_COLS)))
+    # the knobs the candidates differ in, the one they are coloured by first
+    hw_cols = tuple(c for c in points.columns if c.startswith("hw_") and points[c].nunique() > 1)
+    hw_cols = tuple(dict.fromkeys(([colour] if colour in hw_cols else []) + list(hw_cols)))
+    num_cols = (y, x, "total_latency_ms", "tokens_per_s", "pes")
+    custom, hover = _config_hover(points, num_cols + hw_cols)
     xs, moved = _spread_ties(points[x].values, points[y].values, log_x)
     fig.add_trace(go.Scatter(
         x=xs, y=points[y], mode="markers", name="hardware candidates", customdata=custom,
         marker=dict(size=9, opacity=0.8, color=points[colour], colorscale="Viridis", showscale=True,
-                    colorbar=dict(title=colour, thickness=12), line=dict(width=0.5, color="#333")),
+                    colorbar=dict(title=_label(colour), thickness=12), line=dict(width=0.5, color="#333")),
         hovertemplate=hover + "<extra></extra>"))
     if len(frontier):
         f = frontier.sort_values(x)
@@ -147,9 +188,11 @@ def codesign_scatter(points, frontier, x: str, y: str, x_title: str, y_title: st
                                  marker=dict(size=20, symbol="star", color="#d62728",
                                              line=dict(width=1, color="black")),
                                  hovertemplate="recommended<extra></extra>"))
-    fig.update_layout(title=f"{y_title} vs {x_title}", xaxis=dict(title=x_title, type="log" if log_x else "linear"),
+    money = x.endswith("_usd")
+    xaxis = log_axis(points[x], money=money, title=x_title) if log_x else dict(title=x_title, type="linear")
+    fig.update_layout(title=f"{y_title} vs {x_title}", xaxis=xaxis,
                       yaxis_title=y_title, height=500, legend=dict(orientation="h", y=-0.2),
-                      meta={"tied_points_spread": moved})
+                      title_font_size=15, meta={"tied_points_spread": moved})     # fits a 1280-wide column
     return fig
 
 
@@ -171,24 +214,52 @@ def roofline(result, hw) -> "go.Figure":
         fig.add_trace(go.Scatter(x=xs, y=np.minimum(peak, bw_tb * xs), mode="lines", name=label,
                                  line=dict(dash="dash" if "fp8" in label else "solid", color="#555"),
                                  hovertemplate="%{y:.0f} TFLOP/s at %{x:.3g} flop/B<extra>" + label + "</extra>"))
-    fig.add_trace(go.Scatter(x=ai, y=rate, mode="markers+text", text=names, textposition="top center",
+    # labels alternate above / below along the intensity axis so that neighbours do not overlap
+    order = np.argsort(ai) if len(names) else np.array([], dtype=int)
+    where = np.empty(len(names), dtype=object)
+    where[order] = [("top center", "bottom center", "middle right", "middle left")[i % 4] for i in range(len(names))]
+    fig.add_trace(go.Scatter(x=ai, y=rate, mode="markers+text", text=names, textposition=list(where),
                              name="operators", marker=dict(size=10, color="#d62728"),
                              customdata=[[result.op_times_ns[n] / 1e3] for n in names],
                              hovertemplate="%{text}: %{y:.1f} TFLOP/s at %{x:.3g} flop/B, "
                                            "%{customdata[0]:.3g} µs per step<extra></extra>"))
     fig.update_layout(title=f"Roofline: {result.par.describe()} on {result.hardware}",
-                      xaxis=dict(type="log", title="arithmetic intensity (flop per HBM byte)"),
-                      yaxis=dict(type="log", title="attained rate (TFLOP/s per PE)"), height=460)
+                      xaxis=log_axis([lo, hi], title="arithmetic intensity (flop per HBM byte)"),
+                      yaxis=log_axis(np.r_[rate, hw.peak_tflops_f16], title="attained rate (TFLOP/s per PE)"),
+                      height=460)
     return fig
 
 
+#: the most fields a hover shows (issue 27: a hover of 25 raw fields is unreadable)
+MAX_HOVER_FIELDS = 8
+
+
+def _par_strings(df) -> np.ndarray:
+    """One "TP8 CP1 PP1 DP1 (EP2, head/TP+CP)" string per row: the parallelism as a single hover field."""
+    def one(r) -> str:
+        extra = [f"EP{int(r['ep'])}"] if "ep" in r and r["ep"] > 1 else []
+        extra += [str(r[c]) for c in ("kv_shard_mode", "ffn_shard_scope") if c in r]
+        return (f"TP{int(r['tp'])} CP{int(r['cp'])} PP{int(r['pp'])} DP{int(r['dp'])}"
+                + (f" ({', '.join(extra)})" if extra else ""))
+    return np.array([one(r) for r in df.to_dict("records")], dtype=object)
+
+
 def _config_hover(df, cols) -> tuple[np.ndarray, str]:
-    """customdata and a hovertemplate fragment naming every column of the configuration
-    (numbers to four significant digits with thousands separators)."""
-    cols = [c for c in cols if c in df.columns]
-    numeric = {c for c in cols if df[c].dtype.kind == "f"}
-    parts = "<br>".join(f"{c}: %{{customdata[{i}]{':,.4~g' if c in numeric else ''}}}" for i, c in enumerate(cols))
-    return df[cols].values, parts
+    """customdata and a hovertemplate fragment: the parallelism as one field (when the frame has
+    it), then the first of ``cols`` up to :data:`MAX_HOVER_FIELDS` in all, each with its human
+    label (:mod:`infersim.report.labels`) and numbers to four significant digits."""
+    from infersim.report.labels import label
+
+    par = all(c in df.columns for c in ("tp", "cp", "pp", "dp"))
+    cols = [c for c in dict.fromkeys(cols) if c in df.columns and c not in PAR_COLS]
+    cols = cols[:MAX_HOVER_FIELDS - par]
+    numeric = {c for c in cols if df[c].dtype.kind in "fi"}
+    parts = [f"{label(c)}: %{{customdata[{i}]{':,.4~g' if c in numeric else ''}}}" for i, c in enumerate(cols)]
+    data = df[cols].to_numpy(dtype=object) if cols else np.empty((len(df), 0), dtype=object)
+    if par:
+        parts.append(f"parallelism: %{{customdata[{len(cols)}]}}")
+        data = np.c_[data, _par_strings(df)]
+    return data, "<br>".join(parts)
 
 
 PAR_COLS = ("tp", "cp", "pp", "dp", "ep", "microbatches", "kv_shard_mode", "ffn_shard_scope",
@@ -262,7 +333,8 @@ def explore_scatter(df, picks: dict | None = None) -> "go.Figure":
                                  hovertemplate=f"{label}: %{{y:.4g}} ms on %{{x}} PEs<extra></extra>"))
     fig.update_layout(title="Latency vs PEs used", xaxis_title="PEs used", yaxis_title="latency (ms)",
                       xaxis=dict(type="log", tickvals=_pe_ticks(df["pes"])),
-                      yaxis=dict(type="log", dtick="D2"), height=520)
+                      yaxis=log_axis(df["latency_ms"], "ms"), height=520,
+                      legend=dict(font=dict(size=11), tracegroupgap=4))
     return fig
 
 
@@ -274,7 +346,7 @@ def sensitivity_bar(rows, objective: str | None = None) -> "go.Figure":
     """Gain of the objective when one knob doubles (and, where measured, halves), ranked; every
     bar is labelled, 0% included, and the range leaves room for the labels."""
     go = _go()
-    knobs = [getattr(r, "label", None) or r.knob for r in rows][::-1]
+    knobs = [getattr(r, "label", None) or _label(r.knob) for r in rows][::-1]
     doubled = [100 * r.rel_speedup for r in rows][::-1]
     halved = [100 * getattr(r, "rel_gain_halved", math.nan) for r in rows][::-1]
     fig = go.Figure()
@@ -289,7 +361,7 @@ def sensitivity_bar(rows, objective: str | None = None) -> "go.Figure":
     finite = [v for _, vals, _ in series for v in vals if math.isfinite(v)] or [0.0]
     lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
     pad = 0.3 * ((hi - lo) or 1.0)
-    what = f"{objective}" if objective else "the objective"
+    what = _label(objective) if objective else "the objective"
     fig.update_layout(title=f"Sensitivity of {what}: one knob ×2 / ×0.5",
                       xaxis=dict(title=f"{what} improvement (%)", range=[lo - (pad if lo < 0 else 0.05 * pad),
                                                                     hi + pad], zeroline=True),
@@ -317,10 +389,15 @@ def interactivity_pareto(sla) -> "go.Figure":
         hovertemplate="%{customdata[0]} (%{customdata[4]} PEs), batch %{customdata[1]}<br>"
                       "%{x:.1f} tok/s/user, %{y:.1f} tok/s/PE<br>TTFT %{customdata[2]:,.0f} ms, "
                       "TPOT %{customdata[3]:.1f} ms: %{customdata[5]}<extra></extra>"))
-    if sla.tpot_limit_ms:
-        fig.add_vrect(x0=1000.0 / sla.tpot_limit_ms, x1=max([p.tok_s_per_user for p in pts] + [1]) * 1.1,
+    top = max([p.tok_s_per_user for p in pts] + [1]) * 1.1
+    if sla.tpot_limit_ms and 1000.0 / sla.tpot_limit_ms < top:
+        fig.add_vrect(x0=1000.0 / sla.tpot_limit_ms, x1=top,
                       fillcolor="green", opacity=0.08, line_width=0,
                       annotation_text=f"TPOT ≤ {sla.tpot_limit_ms:g} ms", annotation_position="top left")
+    elif sla.tpot_limit_ms:     # an impossible TPOT: say where it lies, keep the axis on the data
+        fig.add_annotation(x=1, xref="paper", y=1, yref="paper", xanchor="right", showarrow=False,
+                           text=f"TPOT ≤ {sla.tpot_limit_ms:g} ms needs ≥ {1000.0 / sla.tpot_limit_ms:,.0f} "
+                                "tok/s per user: beyond every deployment →")
     for label, p, colour in (("best (aggregated)", sla.best, "#d62728"),
                              ("disaggregated", sla.disaggregated, "#2ca02c")):
         if p is not None:
@@ -411,9 +488,10 @@ def sla_codesign(res) -> "go.Figure":
                                  marker=dict(size=18, symbol="star", color="#2ca02c", line=dict(width=1, color="black")),
                                  hovertemplate=f"best: %{{y:,.4g}} {res.unit} at $%{{x:,.0f}}<extra></extra>"))
     fig.update_layout(title=f"{res.model}: {res.unit} at the SLA vs deployment capex",
-                      xaxis=dict(title="deployment capex ($)", type="log" if log_x else "linear"),
+                      xaxis=log_axis(capex, money=True, title="deployment capex ($)") if log_x else
+                      dict(title="deployment capex ($)", type="linear"),
                       yaxis_title=y_title, height=480, legend=dict(orientation="h", y=-0.2),
-                      meta={"tied_points_spread": moved})
+                      title_font_size=15, meta={"tied_points_spread": moved})
     return fig
 
 
@@ -423,7 +501,7 @@ def sla_sensitivity(res) -> "go.Figure":
     labelled so, not drawn as −100%."""
     go = _go()
     rows = res.sensitivity[::-1]
-    knobs = [r.knob for r in rows]
+    knobs = [_label(r.knob) for r in rows]
     fig = go.Figure()
     for name, gains, values, colour in (("×2", [r.gain_doubled for r in rows], [r.doubled_value for r in rows], "#1f77b4"),
                                         ("×0.5", [r.gain_halved for r in rows], [r.halved_value for r in rows], "#ff7f0e")):
@@ -436,7 +514,7 @@ def sla_sensitivity(res) -> "go.Figure":
     finite = [v for tr in fig.data for v in tr.x] or [0.0]
     lo, hi = min(min(finite), 0.0), max(max(finite), 0.0)
     pad = 0.3 * ((hi - lo) or 1.0)
-    fig.update_layout(title=f"Sensitivity of {res.objective}: knob ×2 / ×0.5",
+    fig.update_layout(title=f"Sensitivity of {_label(res.objective)}: knob ×2 / ×0.5",
                       xaxis=dict(title=f"{res.unit} change (%)", range=[lo - (pad if lo < 0 else 0.05 * pad), hi + pad],
                                  zeroline=True),
                       yaxis=dict(automargin=True), barmode="group", height=180 + 45 * len(rows),

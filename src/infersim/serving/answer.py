@@ -33,7 +33,7 @@ def answer_lines(r) -> list[str]:
             lines.append(f"nearest miss (does NOT meet it): {m.par.describe()} at batch {m.batch}: "
                          f"TTFT {m.ttft_ms:,.0f} ms, TPOT {m.tpot_ms:.1f} ms")
         return lines
-    split_wins = d is not None and r.objective == "tok_s_per_pe" and (b is None or d.tok_s_per_pe > b.tok_s_per_pe)
+    split_wins = r.split_wins()
     if split_wins:
         lines = [head + "serve disaggregated " + _disaggregated(d), r.comparison()]
         if b is not None:

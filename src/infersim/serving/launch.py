@@ -249,7 +249,7 @@ def answer_commands(engine: str, result, model: ModelSpec, runtime=None, chunk_t
     frac = get_runtime(runtime or result.runtime).mem_fraction
     common = dict(model=model, context=q.isl + q.osl, chunk_tokens=chunk_tokens, mem_fraction=frac,
                   speculation=result.speculation, model_id=model_id, draft_id=draft_id)
-    split_wins = d is not None and result.objective == "tok_s_per_pe" and (b is None or d.tok_s_per_pe > b.tok_s_per_pe)
+    split_wins = result.split_wins()
     if split_wins:
         lines = command_lines(engine, Launch(par=d.prefill_par, batch=d.prefill_batch, role="prefill", **common))
         lines[0] += f" (x{d.n_prefill})"

@@ -49,6 +49,9 @@ from infersim.specs.workload import Workload
 
 OBJECTIVES = ("tok_s_per_pe", "tok_s", "tok_s_per_user")
 DEFAULT_BATCH_CAP = 2048
+#: The least gain in tokens/s per PE for which the disaggregated deployment is the answer: below it
+#: the two are within the model's error and the aggregated replica, the simpler one, is picked.
+SPLIT_MIN_GAIN = 0.03
 
 
 class NoDeployment(InferSimError):
@@ -181,6 +184,15 @@ class SLAResult:
     limit: str = ""                      # what stops the best config from a larger batch
     speculation: Speculation | None = None   # the drafter of every row (k chosen when it was auto)
 
+    def split_wins(self) -> bool:
+        """Whether the answer is the disaggregated deployment: under the tok_s_per_pe objective, when
+        no aggregated one meets the SLA or the split serves more than :data:`SPLIT_MIN_GAIN` more
+        tokens/s per PE. A smaller gain is below the model's error (its bands are ±10–20%), and the
+        aggregated replica is the simpler deployment (fewer PEs, no KV transfer, a shorter TTFT)."""
+        d, b = self.disaggregated, self.best
+        return d is not None and self.objective == "tok_s_per_pe" and (
+            b is None or d.tok_s_per_pe > (1.0 + SPLIT_MIN_GAIN) * b.tok_s_per_pe)
+
     def comparison(self) -> str:
         """One sentence: which deployment wins on tokens/s per PE, and by how much."""
         agg, dis = self.best, self.disaggregated
@@ -191,6 +203,11 @@ class SLAResult:
         if agg is None:
             return f"disaggregated {dis.ratio} wins: no aggregated deployment meets the SLA"
         gain = dis.tok_s_per_pe / agg.tok_s_per_pe - 1.0
+        if 0 < gain <= SPLIT_MIN_GAIN:
+            return (f"aggregated serving is the pick: disaggregated {dis.ratio} gains only {gain * 100:.1f}% "
+                    f"tokens/s per PE (within the {SPLIT_MIN_GAIN:.0%} the model cannot tell apart) for "
+                    f"{dis.pes} PEs instead of "
+                    f"{agg.pes} and TTFT {dis.ttft_ms:,.0f} ms instead of {agg.ttft_ms:,.0f} ms")
         who = "disaggregated " + dis.ratio if gain > 0 else "aggregated"
         return f"{who} serving wins by {abs(gain) * 100:.0f}% tokens/s per PE"
 

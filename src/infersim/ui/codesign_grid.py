@@ -39,3 +39,27 @@ def candidates(inp: Inputs, depth: str, grid: dict) -> int:
     n = grid_size(axes)
     check_cap(n, None)
     return n
+
+
+#: A knob at the grid's edge whose ×2 (or ×0.5) still gains more than this gets a "widen the grid"
+#: note: below it the gain is inside the model's error.
+EDGE_MIN_GAIN = 0.03
+
+
+def edge_notes(grid: dict | None, design: dict, gains: dict) -> list[str]:
+    """Lines for the knobs where the answer sits at the edge of a custom grid and the step past it
+    still pays: ``design`` = {knob: the answer's value}, ``gains`` = {knob: (gain ×2, gain ×0.5)}
+    (fractions of the objective, better > 0; from the tab's sensitivity)."""
+    out = []
+    for k, vals in (grid or {}).items():
+        if len(vals) < 2 or k not in design or k not in gains:
+            continue
+        v, (g2, g05) = design[k], gains[k]
+        name = KNOB_LABELS.get(k) or TOPO_LABELS.get(k, k)
+        if v >= max(vals) and g2 is not None and g2 > EDGE_MIN_GAIN:
+            out.append(f"{name}: the answer sits at the grid's largest value ({v:,g}) and ×2 still gains "
+                       f"{g2:.0%}: widen the grid upward.")
+        elif v <= min(vals) and g05 is not None and g05 > EDGE_MIN_GAIN:
+            out.append(f"{name}: the answer sits at the grid's smallest value ({v:,g}) and ×0.5 still gains "
+                       f"{g05:.0%}: widen the grid downward.")
+    return out

@@ -9,11 +9,12 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from infersim import HardwareSpec, InferSimError, ModelSpec, Workload
+from infersim.errors import MAX_NAME_CHARS
 from infersim.loaders.hf_model import model_from_hf_config_text
 from infersim.presets.hardware_presets import DEFAULT_HW, HW_PRESETS, spec_from_text
 from infersim.presets.model_presets import DEFAULT_MODEL, PRESETS
 from infersim.presets.runtime_presets import DEFAULT_RUNTIME, RUNTIMES
-from infersim.specs.hardware import KNOBS
+from infersim.specs.hardware import KNOB_RANGE, KNOBS
 from infersim.ui import widgets as w
 
 UPLOAD = "Upload config.json…"
@@ -23,6 +24,24 @@ KNOB_LABELS = {"pe_hbm_gb": "HBM per PE (GB)", "bw_hbm_gbs": "HBM bandwidth (GB/
                "peak_tflops_f16": "Peak fp16 (TFLOPS)", "bw_intra_gbs": "Intra-cube link (GB/s)",
                "bw_inter_gbs": "Inter-cube link (GB/s)", "bw_intersip_gbs": "Inter-SiP link (GB/s)"}
 TOPO_LABELS = {"pes_per_cube": "PEs per cube", "cubes_per_sip": "Cubes per SiP", "n_sips": "SiPs (nodes)"}
+#: the same fields in a name or a sentence, with their unit
+SHORT_LABELS = {"pe_hbm_gb": ("HBM", "GB"), "bw_hbm_gbs": ("HBM", "GB/s"), "peak_tflops_f16": ("fp16", "TFLOPS"),
+                "bw_intra_gbs": ("intra-cube links", "GB/s"), "bw_inter_gbs": ("inter-cube links", "GB/s"),
+                "bw_intersip_gbs": ("inter-SiP links", "GB/s"), "pes_per_cube": ("PEs per cube", ""),
+                "cubes_per_sip": ("cubes per SiP", ""), "n_sips": ("SiPs", "")}
+
+
+def knob_text(k: str, v: float) -> str:
+    """``HBM 6,700 GB/s``, ``PEs per cube 4``: a knob or size with its unit, in words."""
+    label, unit = SHORT_LABELS[k]
+    return f"{label} {v:,g} {unit}".rstrip()
+
+
+EDITED = ", edited: "        #: between a preset's name and its edits in an edited spec's name
+
+
+class SidebarError(InferSimError):
+    """A sidebar value is invalid; its message is already shown beside the field."""
 
 
 @dataclass(frozen=True)
@@ -83,12 +102,63 @@ def sidebar_hardware() -> tuple[HardwareSpec, HardwareSpec]:
         base = spec_from_text(up.getvalue(), up.name)     # content only, never a server path
     else:
         base = HW_PRESETS[choice]
-    with sb.expander("Edit knobs and system size"):
+    lo, hi = KNOB_RANGE
+    edits = edited(base, {k: st.session_state.get(f"knob_{k}_{base.name}", getattr(base, k)) for k in KNOBS},
+                   {k: st.session_state.get(f"topo_{k}_{base.name}", getattr(base, k)) for k in TOPO_LABELS})
+    # expanded while edited: the edits feed every run, so they must not hide in a closed expander
+    with sb.expander("Edit knobs and system size" + (" (edited)" if edits else ""), expanded=bool(edits)):
         knobs = {k: float(w.number(st, KNOB_LABELS[k], f"knob_{k}_{base.name}", float(getattr(base, k)),
-                                   help_key=k, step=None, format="%g")) for k in KNOBS}
+                                   help_key=k, step=None, format="%g", min_value=lo, max_value=hi))
+                 for k in KNOBS}
         topo = {k: int(w.number(st, TOPO_LABELS[k], f"topo_{k}_{base.name}", int(getattr(base, k)),
-                                help_key=k, step=1)) for k in TOPO_LABELS}
-    return replace(base, **knobs, **topo), base
+                                help_key=k, step=1, min_value=1, max_value=1 << 16)) for k in TOPO_LABELS}
+        if edits:
+            st.button("Reset to the preset", key="btn_hw_reset", on_click=reset_hardware, args=(base,),
+                      icon=":material/restart_alt:", help=f"Put every knob and the system size back to {base.name}'s.")
+    edits = edited(base, knobs, topo)
+    if not edits:
+        return base, base
+    try:
+        hw = replace(base, **knobs, **topo, name=edited_name(base.name, edits))
+    except InferSimError as exc:        # beside the fields; the caller keeps the last good results
+        sb.error(w.one_line(exc))
+        raise SidebarError(str(exc)) from None
+    sb.caption(f"**{hw.name}**")
+    return hw, base
+
+
+def edited(base: HardwareSpec, knobs: dict, topo: dict) -> dict[str, tuple]:
+    """{field: (base value, edited value)} for the knobs and system sizes that differ from ``base``."""
+    out = {k: (float(getattr(base, k)), float(v)) for k, v in knobs.items() if float(v) != float(getattr(base, k))}
+    out.update({k: (int(getattr(base, k)), int(v)) for k, v in topo.items() if int(v) != int(getattr(base, k))})
+    return out
+
+
+def edited_name(base_name: str, edits: dict) -> str:
+    """``H100-SXM x8, edited: HBM 6,700 GB/s``: an edited spec never carries the preset's
+    bare name (into the header, the cards, Compare and the exports). It keeps the preset's name as a
+    prefix, which is what the price anchor matches (``codesign.economics.published_part``)."""
+    parts = [knob_text(k, v) for k, (_, v) in edits.items()]
+    name = f"{base_name}{EDITED}" + ", ".join(parts)
+    while len(name) > MAX_NAME_CHARS and len(parts) > 1:       # a spec name's limit
+        parts.pop()
+        name = f"{base_name}{EDITED}" + ", ".join(parts) + f" (+{len(edits) - len(parts)} more)"
+    return name[:MAX_NAME_CHARS]
+
+
+def renamed(hw: HardwareSpec, preset: HardwareSpec) -> HardwareSpec:
+    """``hw`` named for what it is relative to ``preset`` (a co-design's design, a pin): the preset's
+    name when nothing differs, else the edited name."""
+    e = edited(preset, hw.knobs(), {k: getattr(hw, k) for k in TOPO_LABELS})
+    return replace(hw, name=edited_name(preset.name, e) if e else preset.name)
+
+
+def reset_hardware(base: HardwareSpec) -> None:
+    """Button callback: the knobs and system size back to the preset's."""
+    for k in KNOBS:
+        st.session_state[f"knob_{k}_{base.name}"] = float(getattr(base, k))
+    for k in TOPO_LABELS:
+        st.session_state[f"topo_{k}_{base.name}"] = int(getattr(base, k))
 
 
 def sidebar_workload() -> tuple[Workload | None, str | None]:
@@ -96,15 +166,16 @@ def sidebar_workload() -> tuple[Workload | None, str | None]:
     sb.header("Workload")
     mode = w.radio(sb, "Mode", ["decode", "prefill"], "mode", horizontal=True)
     s_kv = w.number(sb, "Context s_kv (tokens)", f"s_kv_{mode}", 131072 if mode == "decode" else 32768,
-                    help_key="s_kv", step=1024)
-    batch = w.number(sb, "Batch (sequences)", "batch", 1, step=1)
+                    help_key="s_kv", step=1024, min_value=1)
+    batch = w.number(sb, "Batch (sequences)", "batch", 1, step=1, min_value=1)
     s_q = None
     if mode == "prefill":
-        sq = w.number(sb, "New tokens s_q (0 = all of s_kv)", "s_q", 0, step=1)
+        sq = w.number(sb, "New tokens s_q (0 = all of s_kv)", "s_q", 0, step=1, min_value=0)
         s_q = int(sq) or None
     try:    # a bad workload is a message on the tabs that use it, not the end of the app
         return Workload(mode=mode, s_kv=int(s_kv), batch=int(batch), s_q=s_q), None
     except InferSimError as exc:
+        sb.error(w.one_line(exc))           # beside the fields, as well as on the tabs that need it
         return None, f"workload: {w.one_line(exc)}"
 
 

@@ -9,11 +9,13 @@ from infersim import HardwareSpec, ModelSpec, Parallelism, Workload, simulate
 from infersim.codesign.answer import SHORT
 from infersim.codesign.economics import hardware_economics
 from infersim.presets.hardware_presets import HW_PRESETS
+from infersim.ui.inputs import EDITED, renamed
 
 
 def capex_per_pe(hw: HardwareSpec, base_hw: HardwareSpec | None = None) -> float:
     """Capex of one PE from the sourced cost model, anchored on the preset's published price."""
-    anchor = base_hw or (HW_PRESETS[hw.name] if hw.name in HW_PRESETS else hw)
+    preset = hw.name.split(EDITED)[0]        # an edited spec is anchored on its preset's price
+    anchor = base_hw or (HW_PRESETS[preset] if preset in HW_PRESETS else hw)
     return hardware_economics(hw, anchor)["capex_usd"]
 
 
@@ -71,13 +73,15 @@ def from_serving(source: str, model: ModelSpec, hw: HardwareSpec, base_hw: Hardw
 
 
 def from_sla_design(source: str, model: ModelSpec, base_hw: HardwareSpec, runtime: str, request,
-                    design) -> dict:
+                    design, preset: HardwareSpec | None = None) -> dict:
     """A pin for a design of an SLA co-design that meets the SLA (a ``ServingDesign``): its
     hardware built on ``base_hw``, its deployment's decode step at the mean context, TTFT, TPOT,
     tokens/s and the deployment's capex (the co-design's own numbers)."""
     p = design.point
     knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in design.hw.knobs().items())
-    pin = from_serving(source, model, design.hw.to_hardware(base_hw), base_hw, runtime, p.par, p.batch,
-                       request, p.to_dict(), "")
+    hw = design.hw.to_hardware(base_hw)
+    if preset is not None:      # named for its edits (never a preset's bare name for an edited spec)
+        hw = renamed(hw, preset)
+    pin = from_serving(source, model, hw, base_hw, runtime, p.par, p.batch, request, p.to_dict(), "")
     return {**pin, "label": f"{source}: {p.par.describe()} batch {p.batch} on {knobs}",
             "capex_usd": design.capex_usd}

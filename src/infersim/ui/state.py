@@ -7,8 +7,6 @@ itself at the top of each run, which turns it into user state that Streamlit kee
 """
 from __future__ import annotations
 
-import itertools
-
 import streamlit as st
 
 TAB_KEY = "tab"
@@ -16,7 +14,6 @@ TABS = ("Simulate", "Explore", "Co-design", "Serving", "Compare")
 # keys Streamlit does not let a script assign (buttons, downloads, uploads) or that are ours
 _SKIP_PREFIXES = ("btn_", "dl_", "fig_", "tbl_", "rec_", "_")
 _SKIP = {"config_upload", "hw_upload", "export_upload"}
-_PIN_IDS = itertools.count(1)
 
 
 def persist_widgets() -> None:
@@ -49,6 +46,56 @@ def run_and_store(tab: str, stamp: str, fn) -> None:
         put_result(tab, stamp, error=exc)
 
 
+#: A sweep the user did not ask for (a tab's first visit) may run this long; past it, it stops
+#: and the card asks for Run (issue 27: no surprise runs of 24–40 s at defaults nobody chose).
+AUTO_RUN_BUDGET_S = 1.0
+
+
+class OverBudget(Exception):
+    """Raised from a progress callback to stop a first-visit sweep that runs past its budget."""
+
+
+def budget_progress(budget_s: float | None, report=None):
+    """A ``progress(done, total)`` callback for a sweep: ``report`` shows it; with ``budget_s``,
+    it raises :class:`OverBudget` once the sweep has run that long (checked between candidates)."""
+    import time
+
+    t0 = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        if report is not None:
+            report(done, total)
+        if budget_s is not None and done < total and time.perf_counter() - t0 > budget_s:
+            raise OverBudget(f"{done:,} of {total:,} candidates in {time.perf_counter() - t0:.1f} s")
+    return progress
+
+
+def first_visit(tab: str, stamp: str, fn) -> None:
+    """A tab's first visit: run ``fn(budget_s)`` once, within :data:`AUTO_RUN_BUDGET_S`; a sweep that
+    would take longer stops and leaves no result (the card then asks for Run). Tried once per
+    session and tab, so a slow default is not re-tried on every rerun."""
+    if get_result(tab) is not None or st.session_state.get(f"_auto_{tab}"):
+        return
+    st.session_state[f"_auto_{tab}"] = True
+    try:
+        put_result(tab, stamp, **fn(AUTO_RUN_BUDGET_S))
+    except OverBudget as exc:
+        st.session_state[f"_auto_{tab}"] = str(exc)
+    except Exception as exc:         # noqa: BLE001 — shown as one line by the tab
+        put_result(tab, stamp, error=exc)
+
+
+def auto_stopped(tab: str) -> str | None:
+    """Why the first visit's sweep stopped (e.g. "3 of 64 candidates in 1.1 s"), or None."""
+    v = st.session_state.get(f"_auto_{tab}")
+    return v if isinstance(v, str) and get_result(tab) is None else None
+
+
+def ran(tab: str) -> None:
+    """Mark that the user pressed Run on ``tab`` in this script run: the card scrolls into view."""
+    st.session_state["_scroll_to"] = tab
+
+
 # ----- pins --------------------------------------------------------------------------------------
 def pins() -> list[dict]:
     return list(st.session_state.get("_pins", []))
@@ -62,7 +109,10 @@ def add_pin(pin: dict) -> None:
     if any(sig(p) == sig(pin) for p in current):
         st.session_state["_flash"] = f"already pinned: {pin['label']}"
         return
-    st.session_state["_pins"] = current + [{**pin, "id": next(_PIN_IDS)}]
+    # numbered per browser session (a module-level counter ran on across sessions)
+    pin_id = st.session_state.get("_pin_next", 1)
+    st.session_state["_pin_next"] = pin_id + 1
+    st.session_state["_pins"] = current + [{**pin, "id": pin_id}]
     st.session_state["_flash"] = f"pinned to Compare: {pin['label']}"
 
 

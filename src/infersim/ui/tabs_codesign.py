@@ -5,6 +5,8 @@ enumerating the grid, and a grid above the cap is refused before it runs. A mode
 the card turns the tab into co-design at a serving SLA (``tabs_codesign_sla``)."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -15,12 +17,13 @@ from infersim.codesign.grid import DEPTHS, MAX_CANDIDATES
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
-from infersim.report.fmt import fmt_rate, fmt_time, fmt_usd
+from infersim.report.fmt import fmt_big, fmt_rate, fmt_time, fmt_usd
+from infersim.report.labels import label
 from infersim.search.objectives import OBJECTIVES, get_objective
 from infersim.ui import pins, state, tabs_codesign_sla
 from infersim.ui import widgets as w
-from infersim.ui.codesign_grid import candidates, grid_inputs
-from infersim.ui.inputs import Inputs
+from infersim.ui.codesign_grid import candidates, edge_notes, grid_inputs
+from infersim.ui.inputs import Inputs, knob_text, renamed
 
 TAB = "codesign"
 MODES = ("one step (latency/throughput…)", "serving SLA (tokens per $ at TTFT/TPOT)")
@@ -38,7 +41,8 @@ COST_AXES = {"system cost ($)": ("system_cost_usd", "system cost of the PEs used
 def _controls(inp: Inputs):
     c = st.columns(4)
     depth = w.select(c[0], "Depth", DEPTHS, "cd_depth", "balanced", help_key="depth")
-    objective = w.select(c[1], "Objective", OBJECTIVES.names(), "cd_objective", help_key="cd_objective")
+    objective = w.select(c[1], "Objective", OBJECTIVES.names(), "cd_objective", help_key="cd_objective",
+                         format_func=label)
     xaxis = w.select(c[2], "Cost axis", list(COST_AXES), "cd_x", help_key="cd_x")
     design = w.select(c[3], "Sensitivity at", ["best", "base"], "cd_design", help_key="design_point")
     grid = grid_inputs(inp.hw) if depth == "custom" else {}
@@ -57,16 +61,21 @@ def _frames(res) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return pts, res.to_pandas("pareto_usd"), res.to_pandas("pareto")
 
 
-def _run(inp: Inputs, depth: str, objective: str, design: str, grid: dict) -> dict:
+def _run(inp: Inputs, depth: str, objective: str, design: str, grid: dict, card,
+         budget_s: float | None = None) -> dict:
     run = Run("codesign", inp.model, inp.hw, inp.runtime,
               {"workload": inp.workload_dict(), "objective": objective, "depth": depth,
                "grid": grid if depth == "custom" else None, "design_point": design})
-    bar = st.progress(0.0, text="sweeping hardware candidates")
-    out = compute(run, progress=lambda done, total: bar.progress(done / total, f"{done:,}/{total:,} candidates"))
-    bar.empty()
+    bar, report = w.progress(card, "sweeping hardware candidates")
+    t0 = time.perf_counter()
+    try:
+        out = compute(run, progress=state.budget_progress(budget_s, report))
+    finally:
+        bar.empty()
+    wall_s = time.perf_counter() - t0
     pts, usd, cap = _frames(out.result)
     return dict(run=run, outcome=out, answer=out.result.answer(), points=pts, usd=usd, cap=cap,
-                hw=inp.hw, base_hw=inp.base_hw, model=inp.model)
+                hw=inp.hw, base_hw=inp.base_hw, model=inp.model, wall_s=wall_s)
 
 
 # ----- the card -----------------------------------------------------------------------------------
@@ -78,8 +87,15 @@ def _hw_text(ans: dict) -> str:
 
 
 def fmt_objective(objective: str, value: float) -> str:
+    """The objective's value in words that fit a tile: ``2.87 ms``, ``75.4k tok/$``."""
     obj = get_objective(objective)
-    return fmt_time(value) if objective == "latency" else fmt_rate(value, obj.label)
+    return fmt_time(value) if objective == "latency" else fmt_big(value, obj.label)
+
+
+#: objective → the tile's label (never the identifier)
+OBJECTIVE_WORDS = {"latency": "Latency (the objective)", "throughput": "Throughput (the objective)",
+                   "throughput_per_pe": "Throughput per PE (the objective)",
+                   "tok_s_per_usd": "Tokens per $ (the objective)", "tok_s_per_w": "Tokens per joule (the objective)"}
 
 
 def _card(card, res: dict, note=lambda: None) -> None:
@@ -87,28 +103,81 @@ def _card(card, res: dict, note=lambda: None) -> None:
     jr, b = out.result, out.result.pick
     w.headline(card, "Recommended hardware:", _hw_text(ans))
     note()
+    words = OBJECTIVE_WORDS.get(jr.objective, jr.objective).split(' (')[0].lower()
     how = ("memory-first pick on the base hardware, not a search" if jr.depth == "two_stage" else
-           f"best by {jr.objective}" if jr.pick is jr.best else
-           f"the cheapest within {100 * jr.tolerance:g}% of the best by {jr.objective}")
-    card.markdown(f"**Deploy:** {ans['parallelism']} on {ans['pes']} PE{'s' if ans['pes'] != 1 else ''} "
-                  f"({how})")
-    w.metrics(card, [(f"Objective: {jr.objective}", fmt_objective(jr.objective, b.objective_value)),
-                     ("Latency", fmt_time(b.total_latency_ns)), ("Throughput", fmt_rate(b.tokens_per_s)),
-                     ("System cost", fmt_usd(b.system_cost_usd)), ("Power", f"{b.system_power_w / 1e3:,.2f} kW")])
-    card.markdown(f"**{out.answer[1]}**")
+           f"best by {words}" if jr.pick is jr.best else
+           f"the cheapest within {100 * jr.tolerance:g}% of the best by {words}")
+    card.markdown(f"**Deploy:** {ans['parallelism']} on {w.plural(ans['pes'], 'PE')} ({how})")
+    tiles = [] if jr.objective == "latency" else [
+        (OBJECTIVE_WORDS.get(jr.objective, jr.objective), fmt_objective(jr.objective, b.objective_value))]
+    w.metrics(card, tiles + [("Latency" + (" (the objective)" if jr.objective == "latency" else ""),
+                               fmt_time(b.total_latency_ns)), ("Throughput", fmt_rate(b.tokens_per_s)),
+                              ("System cost", fmt_usd(b.system_cost_usd)),
+                              ("Power", f"{b.system_power_w / 1e3:,.2f} kW")])
+    card.markdown(f"**{w.words(out.answer[1])}**")
+    if (band := _band(res, b)):
+        card.caption(f"Error band of the latency: {band}.")
+    if (cheaper := _cheaper_within_tolerance(jr)):
+        card.info(cheaper, icon=":material/savings:")
+    for line in _edges(res):
+        card.warning(line, icon=":material/open_in_full:")
     card.caption(f"{jr.n_hardware:,} hardware candidates × {jr.n_parallel:,} parallelism configs: "
-                 f"{jr.total_joint:,} fitting pairs searched in {jr.elapsed_s:.2f} s ({jr.n_evals:,} costed "
-                 f"after pruning); TCO ${b.tco_usd_per_h:,.2f}/h.")
+                 f"{jr.total_joint:,} fitting pairs searched ({jr.n_evals:,} costed after pruning), answered in "
+                 f"{w.wall(res.get('wall_s', jr.elapsed_s))}; TCO ${b.tco_usd_per_h:,.2f}/h. The cost basis: "
+                 "docs/codesign.md (published price of the base part, scaled by its knobs).")
     row = card.container(horizontal=True)
     _point_buttons(row, row, res, b, "best")
     w.download_json(row, lambda: dumps(to_export(run, out)), "infersim-codesign.json", "dl_cd_json")
 
 
+#: Differences in the objective below this are within the model's error (its bands are ±10–20%).
+PICK_TOLERANCE = 0.03
+
+
+def _cheaper_within_tolerance(jr) -> str:
+    """The runner-up an architect should see: the cheapest frontier design whose objective is within
+    :data:`PICK_TOLERANCE` of the best's and costs at least that much less."""
+    b, obj = jr.best, get_objective(jr.objective)
+    # only a design cheaper than the one the card already shows (the pick within jr.tolerance)
+    near = [s for s in jr.pareto_usd_scores if s.system_cost_usd < (1 - PICK_TOLERANCE) * jr.pick.system_cost_usd
+            and obj.gain(s.objective_value, b.objective_value) >= -PICK_TOLERANCE]
+    if not near:
+        return ""
+    s = min(near, key=lambda s: s.system_cost_usd)
+    loss = -obj.gain(s.objective_value, b.objective_value)
+    knobs = ", ".join(knob_text(k, v) for k, v in s.hw.knobs().items() if v != getattr(b.hw, k))
+    return (f"Within {PICK_TOLERANCE:.0%} of the best, for {fmt_usd(s.system_cost_usd)} instead of "
+            f"{fmt_usd(b.system_cost_usd)} ({1 - s.system_cost_usd / b.system_cost_usd:.0%} cheaper): "
+            f"{knobs or 'the same knobs'}, {s.par.describe()} on {w.plural(s.pes, 'PE')}, "
+            f"{fmt_objective(jr.objective, s.objective_value)} ({'only ' if loss > 0 else ''}"
+            f"{abs(loss):.1%} {'worse' if loss > 0 else 'better'}). The difference is below the model's error: "
+            "the cheaper design is as good an answer (the frontier row picker below opens it).")
+
+
+def _band(res: dict, score) -> str:
+    """The recommended design's latency band (published rows like it), from its simulation."""
+    run = res["run"]
+    r = w.guarded(st, simulate, res["model"], score.hw.to_hardware(res["hw"]), score.par, run.workload(),
+                  runtime=run.runtime)
+    return r.band.describe(r.total_latency_ns, fmt_time) if r is not None and r.band else ""
+
+
+def _edges(res: dict) -> list[str]:
+    """"Widen the grid" notes for a custom grid whose answer sits at an edge (the sensitivity is
+    at the best design only: at the base it says nothing about the answer's edge)."""
+    jr, run = res["outcome"].result, res["run"]
+    if run.inputs.get("depth") != "custom" or run.inputs.get("design_point") != "best":
+        return []
+    gains = {r.knob: (r.rel_speedup, r.rel_gain_halved) for r in jr.sensitivity}
+    return edge_notes(run.inputs.get("grid"), jr.best.hw.knobs(), gains)
+
+
 def _point_buttons(open_col, pin_col, res: dict, score, tag: str) -> None:
     base, run = res["hw"], res["run"]
     topo = dict(zip(TOPOLOGY_KNOBS, score.hw.topology_of(base)))
+    # the sidebar's keys are the preset's (the base may carry an edited name)
     open_col.button("Open in Simulate", key=f"btn_cd_open_{tag}", on_click=state.open_in_simulate,
-                    args=(score.par.to_dict(), base.name, score.hw.knobs(), topo, run.inputs["workload"]),
+                    args=(score.par.to_dict(), res["base_hw"].name, score.hw.knobs(), topo, run.inputs["workload"]),
                     kwargs={"note": f"co-design {tag}: hardware knobs and parallelism"},
                     help="Fill Simulate's controls and the sidebar's knobs with this design.")
     pin_col.button("Pin to Compare", key=f"btn_cd_pin_{tag}", on_click=_pin, args=(res, score), icon=":material/push_pin:",
@@ -117,7 +186,7 @@ def _point_buttons(open_col, pin_col, res: dict, score, tag: str) -> None:
 
 def _pin(res: dict, score) -> None:
     base, run = res["hw"], res["run"]
-    hw = score.hw.to_hardware(base)
+    hw = renamed(score.hw.to_hardware(base), res["base_hw"])
     r = simulate(res["model"], hw, score.par, run.workload(), runtime=run.runtime)
     knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in score.hw.knobs().items())
     state.add_pin(pins.from_sim("Co-design", r, hw, res["base_hw"], capex_usd=score.system_cost_usd,
@@ -155,7 +224,8 @@ def _colour_by(where, res: dict) -> str:
     if not options:
         return "pes"
     top = next((f"hw_{r.knob}" for r in jr.sensitivity if f"hw_{r.knob}" in options), options[0])
-    return w.select(where, "Colour the points by", options, "cd_colour", top, help_key="cd_colour")
+    return w.select(where, "Colour the points by", options, "cd_colour", top, help_key="cd_colour",
+                    format_func=label)
 
 
 def _frontier_table(res: dict, xaxis: str) -> pd.DataFrame:
@@ -176,11 +246,11 @@ def _frontier_table(res: dict, xaxis: str) -> pd.DataFrame:
 def _tables(res: dict, xaxis: str) -> None:
     jr = res["outcome"].result
     scores = jr.pareto_usd_scores if COST_AXES[xaxis][0] == "system_cost_usd" else jr.pareto_scores
-    st.subheader(f"Pareto frontier: {jr.objective} vs {xaxis} ({len(scores)} designs)")
+    st.subheader(f"Pareto frontier: {label(jr.objective)} vs {xaxis} ({len(scores)} designs)")
     st.dataframe(_frontier_table(res, xaxis), hide_index=True, key="tbl_cd_frontier",
                  column_config={"latency (ms)": st.column_config.NumberColumn(format="%.3f"),
                                 "tok/s": st.column_config.NumberColumn(format="%.1f"),
-                                "system cost ($)": st.column_config.NumberColumn(format="dollar"),
+                                "system cost ($)": st.column_config.NumberColumn(format="localized", step=1),
                                 "power (kW)": st.column_config.NumberColumn(format="%.2f")})
     c = st.columns([3, 1, 1])
     i = w.select(c[0], "Frontier row", list(range(len(scores))), "cd_row", 0, help_key="row",
@@ -190,8 +260,8 @@ def _tables(res: dict, xaxis: str) -> None:
     d = jr.design_point
     st.subheader(f"Sensitivity at the {res['run'].inputs['design_point']} hardware "
                  f"({fmt_objective(jr.objective, jr.design_value)}): one knob ×0.5 / ×2, parallelism "
-                 f"re-searched under {jr.objective}")
-    st.dataframe(pd.DataFrame([{"knob": r.knob, "value": getattr(d, r.knob),
+                 f"re-searched under {label(jr.objective)}")
+    st.dataframe(pd.DataFrame([{"knob": label(r.knob), "value": getattr(d, r.knob),
                                 "×0.5": fmt_objective(jr.objective, r.halved_value),
                                 "×2": fmt_objective(jr.objective, r.doubled_value),
                                 "gain ×2 (%)": 100 * r.rel_speedup, "gain ×0.5 (%)": 100 * r.rel_gain_halved,
@@ -201,7 +271,7 @@ def _tables(res: dict, xaxis: str) -> None:
                                 for c in ("gain ×2 (%)", "gain ×0.5 (%)")})
     if jr.requirements:
         st.caption(f"What it takes: each knob alone, to reach {fmt_objective(jr.objective, jr.target_value)}")
-        st.dataframe(pd.DataFrame([{"knob": q.knob, "needed": q.knob_value, "× design": q.multiplier,
+        st.dataframe(pd.DataFrame([{"knob": label(q.knob), "needed": q.knob_value, "× design": q.multiplier,
                                     "reaches": fmt_objective(jr.objective, q.reached_value)
                                     if q.reached_value else "not reachable by ×16"}
                                    for q in jr.requirements]), hide_index=True, key="tbl_cd_requirements")
@@ -241,10 +311,16 @@ def render(inp: Inputs) -> None:
         depth, objective, _, design, grid = ctl
         stamp = inp.stamp(depth=depth, objective=objective, design=design,
                           grid=grid if depth == "custom" else None)
-        if clicked or state.get_result(TAB) is None:     # first visit: answer at once
-            state.run_and_store(TAB, stamp, lambda: _run(inp, depth, objective, design, grid))
+        if clicked:
+            state.run_and_store(TAB, stamp, lambda: _run(inp, depth, objective, design, grid, card))
+            state.ran(TAB)
+        else:                                        # first visit: answer at once if it is quick
+            state.first_visit(TAB, stamp, lambda budget: _run(inp, depth, objective, design, grid, card, budget))
     shown = w.shown_result(card, TAB, stamp, "Run co-design sweep")
     if shown is None:
+        if state.get_result(TAB) is None:
+            w.ask_to_run(card, TAB, "Run co-design sweep", f"it sweeps {n or 0:,} hardware candidates, each "
+                         "searching the full parallelism space")
         return
     res, note = shown
     xaxis = st.session_state.get("cd_x", "system cost ($)")
@@ -252,3 +328,4 @@ def render(inp: Inputs) -> None:
     _chart(res, xaxis)
     _tables(res, xaxis)
     _downloads(res)
+    w.scroll_into_view(TAB)

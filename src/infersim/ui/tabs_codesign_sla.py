@@ -8,6 +8,7 @@ through :func:`infersim.exports.compute` (kind ``codesign_sla``), so the downloa
 from __future__ import annotations
 
 import math
+import time
 
 import pandas as pd
 import streamlit as st
@@ -20,13 +21,17 @@ from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
 from infersim.report.fmt import fmt_big, fmt_ms, fmt_rate, fmt_usd
+from infersim.report.labels import label
 from infersim.serving import BATCHING, Request
 from infersim.ui import pins, state
 from infersim.ui import widgets as w
-from infersim.ui.codesign_grid import candidates, grid_inputs
+from infersim.ui.codesign_grid import candidates, edge_notes, grid_inputs
 from infersim.ui.inputs import KNOB_LABELS, TOPO_LABELS, Inputs
 
 TAB = "codesign_sla"
+#: objective → the tile's label in words
+SLA_WORDS = {"tok_s_per_usd": "Objective: tokens per $", "tok_s_per_w": "Objective: tokens/s per W",
+             "tok_s_per_pe": "Objective: tokens/s per PE", "tok_s": "Objective: system tokens/s"}
 #: One SLA search per candidate (~30 ms for 8B on 8 GPUs, ~0.2 s for 70B on 64 PEs): bigger
 #: grids belong to the CLI (``infersim codesign --tpot-ms … --max-candidates N``).
 MAX_SLA_CANDIDATES = 1000
@@ -51,7 +56,7 @@ def _controls(inp: Inputs) -> dict:
                          format="%.2f"))
     c = st.columns([2, 1, 1, 2])
     objective = w.select(c[0], "SLA objective", list(SLA_OBJECTIVES), "cs_objective",
-                         format_func=lambda o: f"{o} ({SLA_OBJECTIVES[o][1]})")
+                         format_func=lambda o: f"{label(o)} ({SLA_OBJECTIVES[o][1]})")
     batching = w.select(c[1], "Batching", BATCHING, "cs_batching", help_key="batching")
     depth = w.select(c[2], "Depth", DEPTHS, "cd_depth", "balanced", help_key="depth")
     grid = grid_inputs(inp.hw) if depth == "custom" else {}
@@ -76,17 +81,21 @@ def _size(inp: Inputs, params: dict) -> int:
     return n
 
 
-def _run(inp: Inputs, params: dict) -> dict:
+def _run(inp: Inputs, params: dict, card, budget_s: float | None = None) -> dict:
     run = Run("codesign_sla", inp.model, inp.hw, inp.runtime, params)
-    bar = st.progress(0.0, text="one SLA search per hardware candidate")
+    bar = card.progress(0.0, text="one SLA search per hardware candidate")   # where the answer will be
 
-    def progress(done: int, total: int) -> None:
+    def report(done: int, total: int) -> None:
         tail = " (then the sensitivity: 12 more)" if done == total else ""
-        bar.progress(done / total, f"{done:,}/{total:,} candidates{tail}")
+        bar.progress(done / total, f"one SLA search per hardware candidate: {done:,}/{total:,}{tail}")
 
-    out = compute(run, progress=progress)
-    bar.empty()
-    return dict(run=run, outcome=out, hw=inp.hw, model=inp.model)
+    t0 = time.perf_counter()
+    try:
+        out = compute(run, progress=state.budget_progress(budget_s, report))
+    finally:
+        bar.empty()
+    return dict(run=run, outcome=out, hw=inp.hw, base_hw=inp.base_hw, model=inp.model,
+                wall_s=time.perf_counter() - t0)
 
 
 # ----- the card -----------------------------------------------------------------------------------
@@ -96,24 +105,76 @@ def _limits(r) -> str:
     return " and ".join(p for p in parts if p)
 
 
+def hardware_words(hw) -> str:
+    """A candidate's knobs in words with units: ``HBM 96 GB at 4,000 GB/s, fp16 1,000 TFLOPS, links
+    600 / 200 / 50 GB/s (intra-cube / inter-cube / inter-SiP)``."""
+    k = hw.knobs()
+    return (f"HBM {k['pe_hbm_gb']:,g} GB at {k['bw_hbm_gbs']:,g} GB/s, fp16 {k['peak_tflops_f16']:,g} TFLOPS, "
+            f"links {k['bw_intra_gbs']:,g} / {k['bw_inter_gbs']:,g} / {k['bw_intersip_gbs']:,g} GB/s "
+            "(intra-cube / inter-cube / inter-SiP)")
+
+
+def headline_text(r, answer0: str) -> str:
+    """The answer's first line with the hardware in words (the library's line names knobs tersely)."""
+    if r.best is None or "; " not in answer0:
+        return answer0.removeprefix("Answer: ")
+    return f"{hardware_words(r.best.hw)}; {answer0.split('; ', 1)[1]}"
+
+
+def lever_lines(r, answer1: str) -> tuple[str, str]:
+    """(what limits it and the next lever, in words; why that lever: each knob ×2 alone)."""
+    line = w.words(answer1)
+    if not r.sensitivity:
+        return line, ""
+    gains = sorted(((s.gain_doubled, s.knob) for s in r.sensitivity if math.isfinite(s.gain_doubled)), reverse=True)
+    why = ("Why that lever: each knob ×2 alone, the deployment searched again under the same SLA (its price and "
+           "power counted): " + ", ".join(f"{KNOB_LABELS[k].split(' (')[0]} {g:+.1%}" for g, k in gains)
+           + ". The limit is what stops a larger batch; the lever is what pays most per the objective.")
+    return line, why
+
+
+def replicas_line(r, base) -> str:
+    """The system's other PEs: the answer is one replica; the rest of the system holds more."""
+    b = r.best
+    system = b.system_pes or b.hw.to_hardware(base).n_pes
+    n = system // b.point.pes
+    if n <= 1:
+        return ""
+    return (f"The deployment is one replica on {w.plural(b.point.pes, 'PE')} of the system's {system:,}: the other "
+            f"{system - b.point.pes:,} hold {n - 1:,} more replica{'s' if n != 2 else ''} "
+            f"({fmt_rate(b.tok_s_system)} for the whole system).")
+
+
 def _card(card, res: dict, note=lambda: None) -> None:
     run, out = res["run"], res["outcome"]
     r = out.result
-    w.headline(card, "Answer:", out.answer[0].removeprefix("Answer: "))
+    w.headline(card, "Answer:", headline_text(r, out.answer[0]))
     note()
     b = r.best
     if b is not None:
         p = b.point
-        w.metrics(card, [(f"Objective: {r.unit}", fmt_big(b.value(r.objective))),
-                         ("TTFT", fmt_ms(p.ttft_ms)), ("TPOT", fmt_ms(p.tpot_ms)), ("tok/s", fmt_rate(p.tok_s, "")),
+        # the unit in the label: a six-tile row leaves the value ~9 characters (issue 27: "2.96M t…")
+        w.metrics(card, [(f"{SLA_WORDS.get(r.objective, r.unit)} ({r.unit})", fmt_big(b.value(r.objective))),
+                         ("TTFT", fmt_ms(p.ttft_ms)), ("TPOT", fmt_ms(p.tpot_ms)),
+                         ("tok/s per replica", fmt_rate(p.tok_s, "")),
                          ("$ per M tokens", fmt_price(1e6 / b.tok_s_per_usd)),
                          ("tok/s per W", f"{b.tok_s_per_w:.2f}")])
-    card.markdown(f"**{out.answer[1]}**")
+    line, why = lever_lines(r, out.answer[1])
+    card.markdown(f"**{line}**")
+    if why:
+        card.caption(why)
+    if b is not None and (more := replicas_line(r, res["hw"])):
+        card.markdown(more)
+    if b is not None:
+        gains = {s.knob: (s.gain_doubled, s.gain_halved) for s in r.sensitivity}
+        for note_line in edge_notes(run.inputs.get("grid"), b.hw.knobs(), gains):
+            card.warning(note_line, icon=":material/open_in_full:")
     sens = f", plus {2 * len(r.sensitivity)} for the sensitivity" if r.sensitivity else ""
     card.caption(f"{r.model}, {r.request.isl:,}+{r.request.osl:,}-token requests, {_limits(r)}, {r.batching} "
                  f"batching: {r.n_meeting} of {len(r.designs)} hardware candidates meet it (one single-replica "
-                 f"SLA search each{sens}: {r.elapsed_s:.1f} s). The sidebar's hardware is the base of the "
-                 "grid; its workload does not apply (the request shape does).")
+                 f"SLA search each{sens}; answered in {w.wall(res.get('wall_s', r.elapsed_s))}). The sidebar's "
+                 "hardware is the base of the grid; its workload does not apply (the request shape does). "
+                 "Prices: docs/codesign.md (the base part's published price, scaled by its knobs).")
     row = card.container(horizontal=True)
     if b is not None:
         row.button("Open in Simulate", key="btn_cs_open", on_click=state.open_in_simulate, args=_open_args(res),
@@ -134,12 +195,13 @@ def _open_args(res: dict) -> tuple:
     b = r.best
     topo = dict(zip(TOPOLOGY_KNOBS, b.hw.topology_of(base)))
     wl = {"mode": "decode", "s_kv": r.request.decode_mean().s_kv, "batch": b.point.batch, "s_q": None}
-    return b.point.par.to_dict(), base.name, b.hw.knobs(), topo, wl
+    return b.point.par.to_dict(), res.get("base_hw", base).name, b.hw.knobs(), topo, wl
 
 
 def _pin(res: dict) -> None:
     r, run = res["outcome"].result, res["run"]
-    state.add_pin(pins.from_sla_design("Co-design SLA", res["model"], res["hw"], run.runtime, r.request, r.best))
+    state.add_pin(pins.from_sla_design("Co-design SLA", res["model"], res["hw"], run.runtime, r.request, r.best,
+                                       preset=res.get("base_hw")))
 
 
 # ----- chart and tables -----------------------------------------------------------------------------
@@ -180,11 +242,11 @@ def designs_frame(r, base) -> pd.DataFrame:
 
 def _tables(res: dict) -> None:
     r = res["outcome"].result
-    st.subheader(f"Hardware candidates ranked by {r.objective} ({r.unit}) at the SLA")
+    st.subheader(f"Hardware candidates ranked by {label(r.objective)} ({r.unit}) at the SLA")
     table = designs_frame(r, res["hw"])
     fmt = {c: st.column_config.NumberColumn(format="%.1f") for c in ("TTFT (ms)", "TPOT (ms)", "tok/s/PE", "tok/s")}
     st.dataframe(table, hide_index=True, key="tbl_cs_designs",
-                 column_config={**fmt, "capex ($)": st.column_config.NumberColumn(format="dollar"),
+                 column_config={**fmt, "capex ($)": st.column_config.NumberColumn(format="localized", step=1),
                                 "tok/$": st.column_config.NumberColumn(format="%.4g")})
     w.download_csv(st, f"Download the candidates (CSV, {len(table):,} rows)", lambda: table.to_csv(index=False),
                    "infersim-codesign-sla.csv", "dl_cs_csv", help="The table above: every hardware candidate.")
@@ -192,7 +254,7 @@ def _tables(res: dict) -> None:
         b = r.best
         st.subheader(f"Sensitivity at the best hardware ({fmt_rate(b.value(r.objective), r.unit)})")
         val = lambda v: fmt_rate(v, r.unit) if math.isfinite(v) else "misses SLA"  # noqa: E731
-        st.dataframe(pd.DataFrame([{"knob": s.knob, "value": getattr(b.hw, s.knob), "×2": val(s.doubled_value),
+        st.dataframe(pd.DataFrame([{"knob": label(s.knob), "value": getattr(b.hw, s.knob), "×2": val(s.doubled_value),
                                     "×0.5": val(s.halved_value), "gain ×2 (%)": 100 * s.gain_doubled,
                                     "gain ×0.5 (%)": 100 * s.gain_halved if math.isfinite(s.halved_value)
                                     else math.nan} for s in r.sensitivity]),
@@ -206,9 +268,12 @@ def _nearest(card, r) -> None:
     near = next((d for d in r.designs if d.miss is not None), None)
     if near is not None:
         m = near.miss
-        card.caption(f"Nearest miss: {m.par.describe()} at batch {m.batch} on {m.pes} PE{'s' if m.pes != 1 else ''} "
-                     f"(capex {fmt_usd(near.capex_usd_per_pe * m.pes)}): TTFT {fmt_ms(m.ttft_ms)}, TPOT "
-                     f"{fmt_ms(m.tpot_ms)} against {_limits(r)}.")
+        card.warning(f"Nearest miss (does NOT meet the SLA): {m.par.describe()} at batch {m.batch} on "
+                   f"{w.plural(m.pes, 'PE')} of {hardware_words(near.hw)} (capex "
+                   f"{fmt_usd(near.capex_usd_per_pe * m.pes)}): TTFT {fmt_ms(m.ttft_ms)}, TPOT {fmt_ms(m.tpot_ms)} "
+                   f"against {_limits(r)}.", icon=":material/block:")
+        card.markdown("**Next step:** " + w.relax_text(r.ttft_limit_ms, r.tpot_limit_ms, m.ttft_ms, m.tpot_ms)
+                      + ", or widen the grid (more HBM bandwidth or compute).")
 
 
 def render(inp: Inputs, card) -> None:
@@ -223,10 +288,16 @@ def render(inp: Inputs, card) -> None:
     stamp = None
     if n is not None:
         stamp = inp.stamp(with_workload=False, **params)
-        if clicked or state.get_result(TAB) is None:     # first visit of the mode: answer at once
-            state.run_and_store(TAB, stamp, lambda: _run(inp, params))
+        if clicked:
+            state.run_and_store(TAB, stamp, lambda: _run(inp, params, card))
+            state.ran("codesign")
+        else:                               # first visit of the mode: answer at once if it is quick
+            state.first_visit(TAB, stamp, lambda budget: _run(inp, params, card, budget))
     shown = w.shown_result(card, TAB, stamp, "Run SLA co-design")
     if shown is None:
+        if state.get_result(TAB) is None and n is not None:
+            w.ask_to_run(card, TAB, "Run SLA co-design", f"one serving-SLA search for each of the {n:,} hardware "
+                         "candidates")
         return
     res, note = shown
     _card(card, res, note)
@@ -235,3 +306,4 @@ def render(inp: Inputs, card) -> None:
     else:
         _charts(res)
     _tables(res)
+    w.scroll_into_view("codesign")

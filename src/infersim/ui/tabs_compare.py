@@ -23,8 +23,19 @@ def _name(p: dict) -> str:
 
 
 def _short(p: dict) -> str:
-    """A chart label: pin number, where it came from, parallelism."""
-    return f"#{p['id']} {p['source']}: {p['parallelism'].split(' (')[0]}"
+    """A chart label: pin number, where it came from, what it is (its label: a disaggregated and an
+    aggregated pin of the same decode parallelism differ), cut to fit."""
+    what = p["label"].removeprefix(f"{p['source']}: ").split(" on ")[0]
+    what = what if len(what) <= 44 else what[:43] + "…"
+    return f"#{p['id']} {p['source']}: {what}"
+
+
+def _kind(p: dict) -> str:
+    """What a pin's latency is: a serving deployment's TPOT, or one step of a workload."""
+    wl = p["workload"]
+    if not math.isnan(p.get("tpot_ms", math.nan)):
+        return f"serving TPOT (batch {wl['batch']:,})"
+    return f"{wl['mode']} step at batch {wl['batch']:,}, {wl['s_kv']:,} tokens"
 
 
 def _card(card, pins: list[dict]) -> None:
@@ -40,9 +51,15 @@ def _card(card, pins: list[dict]) -> None:
     eff = max(ok, key=lambda p: p["tok_s_per_pe"])
     cheap = min(ok, key=lambda p: p["capex_usd"])
     slow = max(ok, key=lambda p: p["latency_ms"])
-    lead = (f"{_name(fast)}: {fmt_ms(fast['latency_ms'])} per step, "
-            f"{slow['latency_ms'] / fast['latency_ms']:.2f}× faster than the slowest pin "
-            f"({_name(slow)})" if len(ok) > 1 else f"{_name(fast)}: {fmt_ms(fast['latency_ms'])} per step")
+    kinds = {(p["model"], _kind(p)) for p in ok}
+    if len(ok) == 1:
+        lead = f"{_name(fast)}: {fmt_ms(fast['latency_ms'])} ({_kind(fast)})"
+    elif len(kinds) == 1:               # like with like: a ratio means something
+        lead = (f"{_name(fast)}: {fmt_ms(fast['latency_ms'])} per {_kind(fast)}, "
+                f"{slow['latency_ms'] / fast['latency_ms']:.2f}× faster than the slowest pin ({_name(slow)})")
+    else:                               # a batch-1 step against a batch-108 TPOT: no ratio
+        lead = (f"{_name(fast)}: {fmt_ms(fast['latency_ms'])} ({_kind(fast)}); the pins measure different "
+                f"things ({'; '.join(sorted({k for _, k in kinds}))}), so no speed-up is given")
     w.headline(card, "Fastest:", lead)
     w.metrics(card, [(f"Fastest: pin #{fast['id']}", fmt_ms(fast["latency_ms"])),
                      (f"Most tok/s per PE: pin #{eff['id']}", fmt_rate(eff["tok_s_per_pe"])),
@@ -56,6 +73,7 @@ def _card(card, pins: list[dict]) -> None:
 
 
 def _table(pins: list[dict]) -> pd.DataFrame:
+    """Every pin, one row, every column (the CSV)."""
     return pd.DataFrame([{
         "pin": p["id"], "from": p["source"], "model": p["model"], "hardware": p["hardware"],
         "parallelism": p["parallelism"], "workload": pinlib.wl_text(p["workload"]), "runtime": p["runtime"],
@@ -63,6 +81,26 @@ def _table(pins: list[dict]) -> pd.DataFrame:
         "PEs": p["pes"], "GB per PE": p["mem_gb"], "usable GB": p["usable_gb"], "fits": p["fits"],
         "bound": p["bound"], "capex ($)": p["capex_usd"],
         "TTFT (ms)": p["ttft_ms"], "TPOT (ms)": p["tpot_ms"]} for p in pins])
+
+
+#: the on-screen order: what differs between pins first (numbers), then what they are
+SHOWN = ("pin", "from", "latency (ms)", "tok/s", "tok/s per PE", "TTFT (ms)", "TPOT (ms)", "capex ($)", "PEs",
+         "GB per PE", "fits", "bound", "parallelism", "hardware", "workload", "model", "runtime", "usable GB")
+
+
+def shown_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """(the table on screen, 'column: value' for the columns equal for every pin): the numbers first,
+    and with two pins or more the columns that are the same for all of them said once, not repeated."""
+    same = []
+    cols = [c for c in SHOWN if c in table.columns]
+    cols = [c for c in cols if table[c].notna().any()]      # TTFT/TPOT of step pins: nothing to show
+    if len(table) > 1:
+        for c in cols[2:]:
+            vals = table[c].astype(str).unique()
+            if len(vals) == 1:
+                same.append(f"{c}: {vals[0]}")
+        cols = [c for c in cols if not any(x.startswith(f"{c}: ") for x in same)]
+    return table[cols], same
 
 
 def _pin_export(up) -> None:
@@ -136,11 +174,14 @@ def render(inp) -> None:
     if not pins:
         return
     table = _table(pins)
-    st.dataframe(table, hide_index=True, key="tbl_cmp",
+    shown, same = shown_table(table)
+    st.dataframe(shown, hide_index=True, key="tbl_cmp",
                  column_config={c: st.column_config.NumberColumn(format="%.3f" if "ms" in c else "%.4g")
                                 for c in ("latency (ms)", "tok/s", "tok/s per PE", "GB per PE", "usable GB",
                                           "TTFT (ms)", "TPOT (ms)")} | {
-                     "capex ($)": st.column_config.NumberColumn(format="dollar")})
+                     "capex ($)": st.column_config.NumberColumn(format="localized", step=1)})
+    if same:
+        st.caption("The same for every pin: " + "; ".join(same) + ".")
     if any(not math.isnan(p["ttft_ms"]) for p in pins):
         st.caption("Serving pins: latency = TPOT of the deployment; the breakdown is its decode step at the "
                    "mean context.")

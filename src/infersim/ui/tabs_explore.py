@@ -9,6 +9,7 @@ import streamlit as st
 from infersim.exports import Run, compute, dumps, to_export
 from infersim.report import plots as charts
 from infersim.report.fmt import fmt_gb, fmt_rate, fmt_time, time_unit
+from infersim.report.labels import label
 from infersim.search.auto_explore import OBJECTIVES
 from infersim.ui import pins, state
 from infersim.ui import widgets as w
@@ -17,32 +18,55 @@ from infersim.ui.inputs import Inputs
 TAB = "explore"
 
 
-def _run(inp: Inputs, objective: str) -> dict:
+def _run(inp: Inputs, objective: str, card, budget_s: float | None = None) -> dict:
     run = Run("explore", inp.model, inp.hw, inp.runtime,
               {"workload": inp.workload_dict(), "objective": objective})
-    with st.spinner("searching the full parallelism space"):
-        out = compute(run)
+    bar, report = w.progress(card, "searching the full parallelism space")
+    try:
+        out = compute(run, progress=state.budget_progress(budget_s, report))
+    finally:
+        bar.empty()
     return dict(run=run, outcome=out, hw=inp.hw, base_hw=inp.base_hw, model=inp.model)
 
 
 def _pick_label(objective: str) -> str:
-    return "fastest" if objective == "latency" else f"best by {objective}"
+    return "fastest" if objective == "latency" else f"best by {label(objective)}"
+
+
+#: A memory saving below this share of the recommended config's memory per PE is no reason to
+#: pick another config (it is within the model's error of the memory estimate).
+MEMORY_TOLERANCE = 0.03
+
+
+def _memory_trade(ex, sug) -> str:
+    """What the least-memory pick trades: when it saves less than :data:`MEMORY_TOLERANCE` of the
+    recommended config's memory, say the recommended one is the pick (it is as roomy, and faster)."""
+    best_b, least_b = float(ex.mem_per_pe_bytes[0]), float(sug.result.mem_per_pe_bytes)
+    saved = best_b - least_b
+    slower = sug.result.total_latency_ns / ex.latency_ns[0] - 1
+    if saved <= 0 or saved >= MEMORY_TOLERANCE * best_b or slower <= 0:
+        return ""
+    return (f" — saves only {saved / 1e6:,.0f} MB per PE ({saved / best_b:.1%}, within {MEMORY_TOLERANCE:.0%}) and is "
+            f"{slower:.0%} slower: the recommended config is the pick")
 
 
 def _card(card, res: dict, note=lambda: None) -> None:
     run, out = res["run"], res["outcome"]
     ex, sug = out.result, out.extras["suggestion"]
     best, objective = ex.configs.config(0), run.inputs["objective"]
-    w.headline(card, f"Recommended ({_pick_label(objective)}):", out.answer[0])
+    head = out.answer[0]
+    if head.startswith("best by ") and ": " in head:      # the title already says by what
+        head = head.split(": ", 1)[1]
+    w.headline(card, f"Recommended ({_pick_label(objective)}):", head)
     note()
     w.metrics(card, [("Latency", fmt_time(ex.latency_ns[0])), ("Throughput", fmt_rate(ex.tokens_per_s[0])),
                      ("Per PE", fmt_rate(ex.tokens_per_s[0] / ex.pes[0], "tok/s")),
                      ("Memory per PE", fmt_gb(ex.mem_per_pe_bytes[0]))])
-    card.markdown(f"**Limited by:** {out.answer[-1]}")
+    card.markdown(f"**Limited by:** {w.words(out.answer[-1])}")
     card.markdown(f"**Least memory per PE** (autosuggest, the most headroom, not the fastest): "
                   f"{pins.par_text(sug.par)} — {fmt_gb(sug.result.mem_per_pe_bytes)} per PE, "
-                  f"{fmt_time(sug.result.total_latency_ns)}.  \n**Fewest PEs:** "
-                  f"{pins.par_text(sug.fewest_pes)} — {sug.fewest_pes_result.pes_used} PEs, "
+                  f"{fmt_time(sug.result.total_latency_ns)}{_memory_trade(ex, sug)}.  \n**Fewest PEs:** "
+                  f"{pins.par_text(sug.fewest_pes)} — {w.plural(sug.fewest_pes_result.pes_used, 'PE')}, "
                   f"{fmt_time(sug.fewest_pes_result.total_latency_ns)}.")
     row = card.container(horizontal=True)
     row.button("Open in Simulate", key="btn_ex_open_best", on_click=state.open_in_simulate,
@@ -119,7 +143,7 @@ def render(inp: Inputs) -> None:
     if (msg := state.flash()):
         card.caption(msg)
     c = st.columns([2, 1, 1])
-    objective = w.select(c[0], "Objective", OBJECTIVES, "ex_objective", help_key="objective")
+    objective = w.select(c[0], "Objective", OBJECTIVES, "ex_objective", help_key="objective", format_func=label)
     top = int(w.number(c[1], "Rows shown", "ex_top", 25, help_key="ex_top", step=1, min_value=1,
                        max_value=500))
     clicked = c[2].button("Run explore", key="btn_ex_run", type="primary",
@@ -128,11 +152,17 @@ def render(inp: Inputs) -> None:
         card.error(inp.wl_error)
         return
     stamp = inp.stamp(objective=objective)
-    if clicked or state.get_result(TAB) is None:     # first visit: answer at once
-        state.run_and_store(TAB, stamp, lambda: _run(inp, objective))
+    if clicked:
+        state.run_and_store(TAB, stamp, lambda: _run(inp, objective, card))
+        state.ran(TAB)
+    else:                                            # first visit: answer at once if it is quick
+        state.first_visit(TAB, stamp, lambda budget: _run(inp, objective, card, budget))
     shown = w.shown_result(card, TAB, stamp, "Run explore")
     if shown is None:
+        if state.get_result(TAB) is None:
+            w.ask_to_run(card, TAB, "Run explore", "it searches every parallelism config")
         return
     res, note = shown
     _card(card, res, note)
     _details(res, top)
+    w.scroll_into_view(TAB)

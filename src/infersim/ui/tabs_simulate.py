@@ -34,8 +34,11 @@ def controls() -> Parallelism:
     scope = w.select(c[1], "FFN shard scope", FFN_SHARD_SCOPES, "sim_scope", help_key="ffn_shard_scope")
     tpl = w.select(c[2], "TP placement", TP_PLACEMENTS, "sim_tpl", help_key="tp_placement")
     cpl = w.select(c[3], "CP placement", CP_PLACEMENTS, "sim_cpl", help_key="cp_placement")
+    # a ring variant means nothing without a ring: disabled (and ignored) at CP = 1
     ring = w.select(c[4], "CP ring variant", ("default",) + CP_RING_VARIANTS, "sim_ring",
-                    help_key="cp_ring_variant")
+                    help_key="cp_ring_variant", disabled=deg["cp"] == 1)
+    if deg["cp"] == 1:
+        ring = "default"
     return Parallelism(**deg, kv_shard_mode=kv, ffn_shard_scope=scope, tp_placement=tpl, cp_placement=cpl,
                        cp_ring_variant=None if ring == "default" else ring,
                        microbatches=mb if mb > 0 else None)
@@ -48,11 +51,11 @@ def _card(card, inp: Inputs, run: Run, out) -> None:
     w.metrics(card, [
         ("Latency" + (" per token" if r.workload.mode == "decode" else "") + ("" if r.fits else " if it fit"),
          fmt_time(r.total_latency_ns)),
-        (f"Throughput ({r.pes_used} PEs)", fmt_rate(r.tokens_per_s) if r.fits else "— cannot run"),
+        (f"Throughput ({w.plural(r.pes_used, 'PE')})", fmt_rate(r.tokens_per_s) if r.fits else "— cannot run"),
         ("Memory per PE", fmt_gb(r.mem_per_pe_bytes), f"fits in {usable}" if r.fits else
          f"does NOT fit in {usable}", "normal" if r.fits else "inverse"),
         ("Bound", r.bound)])
-    card.markdown(f"**Limited by:** {out.answer[1]}")
+    card.markdown(f"**Limited by:** {w.words(out.answer[1])}")
     if r.fits and r.bound != "overhead":
         gains = [(k, g) for k, g in sorted(knob_gains(inp.model, inp.hw, r).items(), key=lambda kv: -kv[1])
                  if g > 0.005][:3]

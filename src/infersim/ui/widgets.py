@@ -55,6 +55,39 @@ def card(tab: str):
     return st.container(border=True, key=f"rec_{tab}")
 
 
+def progress(where, text: str):
+    """A progress bar in ``where`` (the card: progress shows where the answer will appear) and the
+    ``report(done, total)`` that moves it."""
+    bar = where.progress(0.0, text=text)
+    return bar, lambda done, total: bar.progress(done / total, f"{text}: {done:,}/{total:,} candidates")
+
+
+def ask_to_run(where, tab: str, button: str, what: str) -> None:
+    """The card before any result: what Run does, and why it did not run on its own."""
+    why = state.auto_stopped(tab)
+    reason = (f"it takes more than {state.AUTO_RUN_BUDGET_S:g} s here (stopped at {why}), so it runs only when "
+              "you ask" if why else "it runs only when you ask")
+    headline(where, f"Press {button}", f"for the answer: {what}; {reason}.")
+
+
+def scroll_into_view(tab: str) -> None:
+    """After a Run the answer is at the top of the tab, often above the fold (a tall custom grid,
+    the Run button below it): scroll the card into view, once."""
+    if st.session_state.get("_scroll_to") != tab:
+        return
+    st.session_state.pop("_scroll_to")
+    n = st.session_state["_scroll_n"] = st.session_state.get("_scroll_n", 0) + 1
+    # our own fixed script (no user text); a new text per Run (the counter) makes the iframe run again
+    html = (f"<script>/* {n} */ const c = window.parent.document.querySelector('.st-key-rec_{tab}');"
+            "if (c) c.scrollIntoView({block: 'start', behavior: 'instant'});</script>")
+    if hasattr(st, "iframe"):
+        st.iframe(html, height=1)
+    else:                                       # Streamlit before st.iframe
+        import streamlit.components.v1 as components
+
+        components.html(html, height=0)
+
+
 def headline(where, title: str, text: str) -> None:
     where.markdown(f"**{title}** {text}")
 
@@ -90,6 +123,41 @@ def shown_result(where, tab: str, current_stamp: str | None, what: str):
         note()
         return None
     return res, note
+
+
+def words(text: str) -> str:
+    """A library sentence with its field identifiers (``bw_hbm_gbs``) turned into words ("HBM
+    bandwidth"): the UI never shows a raw identifier."""
+    import re
+
+    from infersim.report.labels import label
+
+    def one(m):
+        return label(m.group(0)).split(" (")[0]
+    return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", one, text)
+
+
+def wall(seconds: float) -> str:
+    """The wall time the user waited: ``0.04 s``, ``2.3 s``, ``41 s``."""
+    return f"{seconds:.2f} s" if seconds < 1 else f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 PE``, ``8 PEs``."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def relax_text(ttft_limit_ms, tpot_limit_ms, miss_ttft_ms: float, miss_tpot_ms: float) -> str:
+    """What the nearest miss needs to meet the SLA: ``relax TPOT to ≥ 6.9 ms`` (and TTFT where it
+    misses that too); the nearest miss is the least violating deployment, so these limits admit it.
+    Values are rounded up to one decimal, so the stated limit really admits it."""
+    import math
+
+    parts = []
+    for name, limit, got in (("TTFT", ttft_limit_ms, miss_ttft_ms), ("TPOT", tpot_limit_ms, miss_tpot_ms)):
+        if limit and got > limit:
+            parts.append(f"{name} to ≥ {math.ceil(got * 10) / 10:,g} ms")
+    return "relax " + " and ".join(parts) if parts else "relax the limits"
 
 
 # ----- messages -----------------------------------------------------------------------------------
@@ -142,7 +210,9 @@ def uploader(where, label: str, key: str, types: Sequence[str], help_key: str):
 
     kw = {"max_upload_size": MAX_UPLOAD_MB} if "max_upload_size" in inspect.signature(
         where.file_uploader).parameters else {}
-    up = where.file_uploader(label, type=list(types), key=key, help=HELP[help_key], **kw)
+    # the limit in the label: Streamlit's own hint names its 200 MB default (hidden by the app's CSS)
+    up = where.file_uploader(f"{label} (at most {MAX_UPLOAD_MB} MB)", type=list(types), key=key,
+                             help=HELP[help_key], **kw)
     if up is not None and up.size > MAX_UPLOAD_MB * 2**20:
         raise InferSimError(f"{up.name} is too large ({up.size / 2**20:.1f} MB); uploads are at most "
                             f"{MAX_UPLOAD_MB} MB (a config.json, hardware file or export is a few KB)")
