@@ -245,6 +245,30 @@ def _tiles(card) -> dict[str, str]:
             for i in range(metrics.count())}
 
 
+def _choose(page, box, name: str) -> None:
+    """Pick ``name`` in the selectbox ``box``: type to filter first (long lists are virtualised, so a
+    far option is not in the page until filtered), and retry if a re-render moves the list."""
+    for _ in range(3):
+        _one(box).click()
+        page.keyboard.type(name)
+        try:
+            page.get_by_role("option", name=name).first.click(timeout=15_000)
+            return
+        except playwright.TimeoutError:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"option {name!r} never became clickable")
+
+
+def _tiles_with(card, keys, timeout_s: float = 60) -> dict[str, str]:
+    """The card's tiles once every label in ``keys`` is shown (tiles render after the headline)."""
+    for _ in range(int(timeout_s * 10)):
+        tiles = _tiles(card)
+        if set(keys) <= set(tiles):
+            return tiles
+        card.page.wait_for_timeout(100)
+    raise AssertionError(f"tiles {sorted(_tiles(card))} never showed {sorted(keys)}")
+
+
 def _set_number(scope, label: str, value) -> None:
     field = scope.get_by_label(label, exact=True)
     field.fill(str(value))
@@ -302,7 +326,7 @@ def test_serving_runs_on_its_button_tiles_match_the_headline(server, browser, si
     else:
         b = ref.best
         want, what = {"TTFT": fmt_ms(b.ttft_ms), "TPOT": fmt_ms(b.tpot_ms)}, f"Aggregated {b.par.describe()}"
-    tiles = _tiles(card)
+    tiles = _tiles_with(card, want)
     assert {k: tiles[k] for k in want} == want and f"{what} (the answer)" in card.inner_text()
     page.screenshot(path=str(tmp_path / "serving.png"))
     page.get_by_role("tab", name="Simulate").click()               # the result survives a tab change
@@ -331,11 +355,7 @@ def test_log_axes_and_labels_read_in_full(server, browser, size, tmp_path):
     assert len(ticks) >= 2 and all(t.endswith(" ms") for t in ticks), ticks
     page.get_by_role("tab", name="Co-design").click()
     page.locator(".st-key-rec_codesign").get_by_text("Recommended hardware:").wait_for(timeout=90_000)
-    _one(page.locator(".st-key-cd_objective")).click()
-    option = page.get_by_role("option", name="tokens per $")
-    if not option.is_visible():          # a short viewport's list can open scrolled: filter it
-        page.keyboard.type("tokens per")
-    option.click()
+    _choose(page, page.locator(".st-key-cd_objective"), "tokens per $")
     _one(page.get_by_role("button", name="Run co-design sweep")).click()
     card = page.locator(".st-key-rec_codesign")
     card.get_by_text("Tokens per $ (the objective)").wait_for(timeout=90_000)
@@ -359,11 +379,7 @@ def test_log_axes_and_labels_read_in_full(server, browser, size, tmp_path):
 
 
 def _custom_grid(page) -> None:
-    _one(page.locator(".st-key-cd_depth")).click()
-    option = page.get_by_role("option", name="custom")
-    if not option.is_visible():          # a short viewport's list can open scrolled: filter it
-        page.keyboard.type("custom")
-    option.click()
+    _choose(page, page.locator(".st-key-cd_depth"), "custom")
     page.get_by_text("Custom grid: comma-separated values per knob").wait_for(timeout=30_000)
 
 
@@ -453,8 +469,8 @@ def test_invalid_sidebar_value_keeps_the_other_tabs(server, browser, size):
     assert pes.input_value() == "1"
     page.get_by_role("tab", name="Explore").click()
     page.locator(".st-key-rec_explore").get_by_text("Recommended").first.wait_for(timeout=90_000)
-    sidebar.locator('[data-testid="stSelectbox"]', has_text="Hardware preset").click()
-    page.get_by_role("option", name="Upload hardware file…").click()
+    _choose(page, sidebar.locator('[data-testid="stSelectbox"]', has_text="Hardware preset"),
+            "Upload hardware file…")
     sidebar.get_by_text("upload a hardware file").first.wait_for(timeout=30_000)
     page.get_by_text("A sidebar value is invalid").first.wait_for(timeout=30_000)
     assert "Recommended" in page.locator(".st-key-rec_explore").inner_text()
