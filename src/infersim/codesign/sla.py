@@ -45,9 +45,13 @@ from infersim.presets.hardware_presets import GENERIC_SIP, as_hardware
 from infersim.presets.model_presets import as_model
 from infersim.presets.runtime_presets import RUNTIMES, SCENARIO_RUNTIMES, get_runtime
 from infersim.serving import BATCHING, Request
-from infersim.serving.sla import NoDeployment, ServingPoint, limit_ms, sla_search
+from infersim.serving.sla import ServingPoint, limit_ms
+from infersim.serving.sla_many import sla_search_many
 from infersim.specs.hardware import KNOBS, HardwareSpec
 from infersim.specs.model import ModelSpec
+
+#: Hardware candidates searched together (progress is reported per chunk; bounds memory).
+CHUNK = 8
 
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
@@ -190,23 +194,21 @@ class SLACodesignResult:
 
 
 def _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, progress):
-    """Best deployment of every candidate (one SLA search each) with its per-PE economics."""
+    """Best deployment of every candidate (the SLA searches of all candidates as one,
+    :func:`infersim.serving.sla_many.sla_search_many`) with its per-PE economics; ``progress``
+    is called per chunk of :data:`CHUNK` candidates."""
     knobs, topo = candidate_rows(cands, base)
     pe = pe_economics(knobs, topo, base, econ)
-    out = []
-    for i, c in enumerate(cands):
-        try:
-            r = sla_search(model, c.to_hardware(base), request, ttft_ms, tpot_ms, runtime=rt,
-                           batching=batching, disaggregated=False, single_replica=True)
-            best, miss, limit = r.best, r.nearest_miss, r.limit
-        except NoDeployment:             # not even one sequence fits this candidate
-            best = miss = None
-            limit = "memory: not one sequence fits"
-        out.append(ServingDesign(c, best, miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
-                                 float(pe.usd_per_h[i]), limit, int(np.prod(topo[i][:3]))))
+    hws = [c.to_hardware(base) for c in cands]
+    answers = []
+    for s in range(0, len(hws), CHUNK):
+        answers += sla_search_many(model, hws[s:s + CHUNK], request, ttft_ms, tpot_ms, runtime=rt,
+                                   batching=batching)
         if progress is not None:
-            progress(i + 1, len(cands))
-    return out
+            progress(min(s + CHUNK, len(hws)), len(hws))
+    return [ServingDesign(c, a.best, a.nearest_miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
+                          float(pe.usd_per_h[i]), a.limit, int(np.prod(topo[i][:3])))
+            for i, (c, a) in enumerate(zip(cands, answers))]
 
 
 def _ranked(designs: list[ServingDesign], objective: str) -> list[ServingDesign]:

@@ -126,11 +126,11 @@ def one_per_replica(rows: ParArrays) -> ParArrays:
 
 
 def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_replica,
-                spec: Speculation | None = None, e: float = 1.0):
+                spec: Speculation | None = None, e: float = 1.0, knobs: dict | None = None):
     one = one_per_replica(rows)
     chunk_wl = chunk_workload(request, chunk_tokens)
-    t_chunk = _step(model, hw, one, chunk_wl, runtime)[0]["total_ns"]
-    t_w = _step(model, hw, one, WEIGHTS_ONLY, runtime)[0]["total_ns"]
+    t_chunk = _step(model, hw, one, chunk_wl, runtime, knobs)[0]["total_ns"]
+    t_w = _step(model, hw, one, WEIGHTS_ONLY, runtime, knobs)[0]["total_ns"]
     if spec is not None and spec.k:     # the drafter prefills every prompt too
         t_chunk = t_chunk + speculative.draft_ns(model, hw, one, chunk_wl, spec, runtime)
         t_w = t_w + speculative.draft_ns(model, hw, one, WEIGHTS_ONLY, spec, runtime)
@@ -145,10 +145,10 @@ def _speculation(spec) -> Speculation | None:
     return spec
 
 
-def _memory(model, hw, rows, request, rt, full, spec):
+def _memory(model, hw, rows, request, rt, full, spec, knobs: dict | None = None):
     """(memory per PE, fits) with the drafter's weights and KV cache added when speculating."""
     if spec is None:
-        return full.mem_bytes, full.fits(hw.pe_hbm_gb, rt)
+        return full.mem_bytes, full.fits(hw.pe_hbm_gb if knobs is None else knobs["pe_hbm_gb"], rt)
     extra = speculative.draft_memory(model, hw, rows, request.decode_full(), spec)
     p = full.mem_parts
     w, kv = p["weights"] + extra["weights"], p["kv_cache"] + extra["kv_cache"]
@@ -160,13 +160,16 @@ def _memory(model, hw, rows, request, rt, full, spec):
 def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, batches,
                      request: Request, runtime=None, batching: str = "continuous",
                      chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
-                     speculation: Speculation | None = None) -> dict[str, np.ndarray]:
+                     speculation: Speculation | None = None, knobs: dict | None = None) -> dict[str, np.ndarray]:
     """TTFT, TPOT, E2E (ns), tokens/s (total, per PE, per user), memory and fit for every
     (config, batch) row: ``configs`` and ``batches`` are aligned arrays (one evaluation each
     of the decode, memory and prefill steps over all rows). ``speculation``: speculative
     decoding (:mod:`infersim.serving.speculative`); ``decode_ns`` is then the time per output
-    token of the speculative step, t_step / E."""
+    token of the speculative step, t_step / E. ``knobs``: the six knobs as ``(H, 1)`` arrays over
+    H candidates of ``hw``'s topology (the SLA co-design's shared evaluation): the times, rates and
+    fits are then ``(H, N)``, the rest ``(N,)``; not with speculation."""
     choice("batching", batching, BATCHING)
+    require(knobs is None or speculation is None, "knob arrays are not supported with speculation")
     require(isinstance(chunk_tokens, (int, np.integer)) and chunk_tokens >= 1,
             f"chunk_tokens must be an integer >= 1, got {chunk_tokens!r}")
     spec = _speculation(speculation)
@@ -183,23 +186,23 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
     batch = rows.batch.astype(float)
     per_replica = np.ceil(batch / rows.dp)
     if spec is None:
-        t_dec, e = _step(model, hw, rows, request.decode_mean(), rt)[0]["total_ns"], 1.0
+        t_dec, e = _step(model, hw, rows, request.decode_mean(), rt, knobs)[0]["total_ns"], 1.0
     else:
         t_dec, e = speculative.step_ns(model, hw, rows, request.decode_mean(), spec, rt)
     _, full = _step(model, hw, rows, request.decode_full(), rt)
     if batching == "static":
-        ttft = _step(model, hw, rows, request.prefill(), rt)[0]["total_ns"]
+        ttft = _step(model, hw, rows, request.prefill(), rt, knobs)[0]["total_ns"]
         if spec is not None and spec.k:
             ttft = ttft + speculative.draft_ns(model, hw, rows, request.prefill(), spec, rt)
         tpot = t_dec / e
         e2e = ttft + (request.osl - 1) * tpot
         tok_s = batch * request.osl / (e2e * 1e-9)
     else:
-        ttft, tpot = _continuous(model, hw, rows, request, rt, chunk_tokens, t_dec, per_replica, spec, e)
+        ttft, tpot = _continuous(model, hw, rows, request, rt, chunk_tokens, t_dec, per_replica, spec, e, knobs)
         e2e = ttft + (request.osl - 1) * tpot
         tok_s = batch / (tpot * 1e-9)
     pes = rows.pes.astype(float)
-    mem, fits = _memory(model, hw, rows, request, rt, full, spec)
+    mem, fits = _memory(model, hw, rows, request, rt, full, spec, knobs)
     return {"ttft_ns": ttft, "tpot_ns": tpot, "e2e_ns": e2e, "tok_s": tok_s, "decode_ns": t_dec / e,
             "tok_s_per_pe": tok_s / pes, "tok_s_per_user": 1e9 / tpot, "pes": pes,
             "batch": batch, "mem_per_pe_bytes": mem, "fits": fits}

@@ -307,14 +307,18 @@ def _guesses(lo, hi, v_lo, v_hi, bisect):
     return np.clip(g, lo + 1, hi - 1)
 
 
-def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_only: bool = False):
+def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_only: bool = False,
+            owner: np.ndarray | None = None):
     """Per config, search the largest batch meeting the SLA between its largest meeting grid
     batch and the next grid batch (TTFT and TPOT grow with the batch) and return those rows;
     tokens/s per PE grows with the batch, so that batch is the config's best. Each round probes
     the interpolated crossing and the batch above it (one round when the guess is right),
     bisecting after a step that did not halve the bracket: exact, like plain bisection.
     ``best_only``: skip configs that cannot beat the best meeting row on tokens/s per PE (no
-    grid row of theirs, meeting or not, does: exact for the best, not for the frontier)."""
+    grid row of theirs, meeting or not, does: exact for the best, not for the frontier).
+    ``owner``: per config, the hardware candidate it belongs to (the searches of many candidates
+    run as one: the best is then each candidate's own); ``evaluate(probe, configs)`` gets the
+    config index of every probe row. Returns the new rows and their configs, or None."""
     cfg = np.asarray(cfg, dtype=np.int64)
     meets = _meets(res, ttft_ms, tpot_ms)
     lo, hi, v_lo, v_hi, row_of = _brackets(rows, cfg, bmax, res, ttft_ms, tpot_ms)
@@ -322,7 +326,10 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_on
     if best_only and meets.any():
         upper = np.zeros(len(lo))
         np.maximum.at(upper, cfg, res["tok_s_per_pe"])
-        has &= upper > res["tok_s_per_pe"][meets].max()
+        own = np.zeros(len(lo), dtype=np.int64) if owner is None else owner
+        best = np.full(int(own.max()) + 1, -np.inf)
+        np.maximum.at(best, own[cfg[meets]], res["tok_s_per_pe"][meets])
+        has &= upper > best[own]
     bisect = np.zeros(len(lo), dtype=bool)
     active = np.flatnonzero(has & (hi > lo + 1))
     while len(active):
@@ -331,7 +338,7 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_on
         g2 = np.minimum(g + 1, hi[a] - 1)
         base = rows.take(row_of[a])
         probe = _with_default_microbatches(concat([base.with_batch(g * base.dp), base.with_batch(g2 * base.dp)]))
-        r = evaluate(probe)
+        r = evaluate(probe, np.concatenate([a, a]))
         ok, v = _meets(r, ttft_ms, tpot_ms), _excess(r, ttft_ms, tpot_ms)
         n = len(a)
         for sl, b in ((slice(0, n), g), (slice(n, 2 * n), g2)):
@@ -342,14 +349,13 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_on
         bisect[a] = 2 * (hi[a] - lo[a]) > width
         active = a[hi[a] > lo[a] + 1]
     # configs whose best batch is not already one of their grid rows
-    per = rows.batch // rows.dp
-    span = int(per.max()) + 1
-    new = np.flatnonzero(has & ~np.isin(np.arange(len(lo)) * span + np.minimum(lo, span - 1),
-                                         cfg * span + per))
+    on_grid = np.zeros(len(lo), dtype=bool)
+    on_grid[cfg[rows.batch // rows.dp == lo[cfg]]] = True
+    new = np.flatnonzero(has & ~on_grid)
     if not len(new):
         return None
     base = rows.take(row_of[new])
-    return _with_default_microbatches(base.with_batch(lo[new] * base.dp))
+    return _with_default_microbatches(base.with_batch(lo[new] * base.dp)), new
 
 
 def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: float | None = None,
@@ -384,13 +390,13 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
     if not len(rows):
         raise NoDeployment(f"no parallelism of {model.name} holds one {request.isl}+{request.osl}-token "
                             f"sequence on {hw.name}")
-    evaluate = lambda r: evaluate_serving(model, hw, r, r.batch, request, rt, batching,  # noqa: E731
-                                          chunk_tokens, speculation)
+    evaluate = lambda r, _cfg=None: evaluate_serving(model, hw, r, r.batch, request, rt,  # noqa: E731
+                                                     batching, chunk_tokens, speculation)
     res = evaluate(rows)
     extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms,
                     best_only=single_replica and objective == "tok_s_per_pe")
     if extra is not None:
-        rows, more = concat([rows, extra]), evaluate(extra)
+        rows, more = concat([rows, extra[0]]), evaluate(extra[0])
         res = {k: np.concatenate([res[k], more[k]]) for k in res}
     return _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
                    disaggregated, t0, speculation, batch_cap)
@@ -417,20 +423,27 @@ def _best_k(model, hw, request, spec: Speculation, **kw) -> SLAResult:
     return replace(best, elapsed_s=time.perf_counter() - t0)
 
 
+def best_or_miss(rows: ParArrays, res: dict, ttft_ms, tpot_ms, objective: str):
+    """(best meeting row, None), or (None, the fitting row nearest the SLA), or (None, None):
+    the best by ``objective``, ties to the lower TPOT then fewer PEs; nearest by the excess."""
+    fits, meets = res["fits"], _meets(res, ttft_ms, tpot_ms)
+    if meets.any():
+        cand = np.flatnonzero(meets)
+        i = cand[np.lexsort((res["pes"][cand], res["tpot_ns"][cand], -res[objective][cand]))[0]]
+        return _points(rows, res, meets, [i])[0], None
+    if fits.any():
+        cand = np.flatnonzero(fits)
+        viol = np.maximum(res["ttft_ns"][cand] / ((ttft_ms or np.inf) * 1e6),
+                          res["tpot_ns"][cand] / ((tpot_ms or np.inf) * 1e6))
+        return None, _points(rows, res, meets, [cand[np.argmin(viol)]])[0]
+    return None, None
+
+
 def _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
             disaggregated, t0, speculation=None, batch_cap: int = DEFAULT_BATCH_CAP) -> SLAResult:
     """The best meeting row (or the nearest miss), the Pareto frontier and the split."""
     fits, meets = res["fits"], _meets(res, ttft_ms, tpot_ms)
-    best = miss = None
-    if meets.any():
-        cand = np.flatnonzero(meets)
-        i = cand[np.lexsort((res["pes"][cand], res["tpot_ns"][cand], -res[objective][cand]))[0]]
-        best = _points(rows, res, meets, [i])[0]
-    elif fits.any():
-        cand = np.flatnonzero(fits)
-        viol = np.maximum(res["ttft_ns"][cand] / ((ttft_ms or np.inf) * 1e6),
-                          res["tpot_ns"][cand] / ((tpot_ms or np.inf) * 1e6))
-        miss = _points(rows, res, meets, [cand[np.argmin(viol)]])[0]
+    best, miss = best_or_miss(rows, res, ttft_ms, tpot_ms, objective)
     fit_idx = np.flatnonzero(fits)
     front = fit_idx[pareto_front(-res["tok_s_per_user"][fit_idx], -res["tok_s_per_pe"][fit_idx])]
     dis = best_disaggregated(model, hw, request, ttft_ms, tpot_ms, rt, rows=rows, decode=res,

@@ -37,10 +37,11 @@ def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> co
     return terms
 
 
-def step(model, hw, rows: ParArrays, wl: Workload, runtime) -> tuple[dict, cost.Terms]:
+def step(model, hw, rows: ParArrays, wl: Workload, runtime, knobs: dict | None = None) -> tuple[dict, cost.Terms]:
     """One step of every row on ``hw`` (its knobs passed explicitly: the terms may have been
-    prepared for a candidate with other knobs)."""
+    prepared for a candidate with other knobs). ``knobs``: arrays of shape ``(H, 1)`` over H
+    candidates of ``hw``'s topology instead, giving ``(H, N)`` results."""
     terms = prepared_terms(model, hw, rows, wl)
-    return cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False), terms
+    return cost.evaluate(terms, hw.knobs() if knobs is None else knobs, runtime=runtime, breakdown=False), terms
 
 

@@ -1,0 +1,162 @@
+"""The SLA search of many hardware candidates as one: the co-design sweep's inner loop.
+
+``sla_search(model, hw, request, …, single_replica=True, disaggregated=False)`` for each of H
+candidates gives the same answer as :func:`sla_search_many` on all H, which shares the work:
+
+* candidates of one topology (they differ only in the six knobs) share the serving space and
+  every prepared step (the knob-free stage of the cost model, :mod:`infersim.serving.steps`);
+* candidates of one HBM capacity share the (config, batch) grid — the batches that fit depend on
+  the capacity alone — and price it in one evaluation with the knobs as ``(H, 1)`` arrays;
+* the batch refinement of every (candidate, config) pair runs as one search over all of them
+  (:func:`infersim.serving.sla._refine` with an ``owner`` per config): each round's probes of all
+  candidates are one evaluation, each candidate keeping its own best for the pruning bound.
+
+May import: what :mod:`infersim.serving` may.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from infersim.errors import choice
+from infersim.presets.runtime_presets import get_runtime
+from infersim.serving.model import BATCHING, DEFAULT_CHUNK_TOKENS, Request, evaluate_serving
+from infersim.serving.sla import (
+    DEFAULT_BATCH_CAP,
+    ServingPoint,
+    _limit_of,
+    _refine,
+    _with_default_microbatches,
+    batch_rows,
+    best_or_miss,
+    limit_ms,
+    max_batch,
+    serving_space,
+)
+from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.model import ModelSpec
+from infersim.specs.parallel import ParArrays, concat
+
+#: Most (candidate × probe row) cells priced in one evaluation of the refinement (bounds memory).
+CELLS_PER_CHUNK = 400_000
+
+
+@dataclass(frozen=True)
+class CandidateAnswer:
+    """One candidate's answer: its best deployment meeting the SLA (or the nearest miss) and what
+    limits the best; ``fits`` False when not one sequence fits (sla_search's NoDeployment)."""
+
+    best: ServingPoint | None
+    nearest_miss: ServingPoint | None
+    limit: str
+    fits: bool = True
+
+
+def _knobs(hws: list[HardwareSpec]) -> dict[str, np.ndarray]:
+    return {k: np.array([[float(getattr(h, k))] for h in hws]) for k in KNOBS}
+
+
+def _pick(res: dict, h, cols=None) -> dict:
+    """Row ``h`` of the ``(H, N)`` entries (or, with ``cols``, entry ``[h[i], cols[i]]``)."""
+    if cols is None:
+        return {k: (v[h] if np.ndim(v) == 2 else v) for k, v in res.items()}
+    return {k: (v[h, cols] if np.ndim(v) == 2 else v) for k, v in res.items()}
+
+
+def _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap):
+    """Per candidate (rows, config of each row, bmax of each row, result) of its batch grid, or
+    None where not one sequence fits; one evaluation per HBM capacity."""
+    configs = serving_space(model, hws[0], request, True)
+    by_cap: dict[float, list[int]] = {}
+    for j, hw in enumerate(hws):
+        by_cap.setdefault(hw.pe_hbm_gb, []).append(j)
+    out: list = [None] * len(hws)
+    for js in by_cap.values():
+        bmax = max_batch(model, hws[js[0]], configs, request, batch_cap, rt)
+        rows, batches, cfg = batch_rows(configs, bmax)
+        if not len(rows):
+            continue
+        rows = _with_default_microbatches(rows.with_batch(batches))
+        res = evaluate_serving(model, hws[js[0]], rows, rows.batch, request, rt, batching, chunk_tokens,
+                               knobs=_knobs([hws[j] for j in js]))
+        for n, j in enumerate(js):
+            out[j] = (rows, cfg, bmax[cfg], _pick(res, n))
+    return out, len(configs)
+
+
+def _concat_res(parts: list[dict]) -> dict:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens):
+    """``evaluate(probe, configs)`` for the refinement: every probe row priced with the knobs of
+    the candidate its config belongs to (the candidates present, in chunks of bounded size)."""
+    def evaluate(probe: ParArrays, cfgs: np.ndarray) -> dict:
+        who = owner_hw[cfgs]
+        uniq, inv = np.unique(who, return_inverse=True)
+        step = max(1, CELLS_PER_CHUNK // max(len(probe), 1))
+        parts = []
+        for s in range(0, len(uniq), step):
+            sel = np.flatnonzero((inv >= s) & (inv < s + step))
+            rows = probe.take(sel)
+            res = evaluate_serving(model, hws[0], rows, rows.batch, request, rt, batching, chunk_tokens,
+                                   knobs=_knobs([hws[i] for i in uniq[s:s + step]]))
+            parts.append((sel, _pick(res, inv[sel] - s, np.arange(len(sel)))))
+        out = {k: np.empty(len(probe), dtype=np.asarray(v).dtype) for k, v in parts[0][1].items()}
+        for sel, r in parts:
+            for k, v in r.items():
+                out[k][sel] = v
+        return out
+    return evaluate
+
+
+def _topology(model, hws, request, ttft_ms, tpot_ms, rt, batching, chunk_tokens, batch_cap):
+    """The answers of candidates that share one topology (see the module docstring)."""
+    grids, n_cfg = _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap)
+    live = [j for j, g in enumerate(grids) if g is not None]
+    answers: list = [CandidateAnswer(None, None, "memory: not one sequence fits", False)] * len(hws)
+    if not live:
+        return answers
+    # one search over every (candidate, config): candidate k's configs are k·n_cfg + config
+    rows = concat([grids[j][0] for j in live])
+    cfg = np.concatenate([k * n_cfg + grids[j][1] for k, j in enumerate(live)])
+    bmax = np.concatenate([grids[j][2] for j in live])
+    res = _concat_res([grids[j][3] for j in live])
+    owner = np.repeat(np.arange(len(live)), n_cfg)
+    owner_hw = np.asarray(live)[owner]
+    evaluate = _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens)
+    extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms, best_only=True, owner=owner)
+    if extra is not None:
+        more_rows, more_cfg = extra
+        rows, res = concat([rows, more_rows]), _concat_res([res, evaluate(more_rows, more_cfg)])
+        cfg = np.concatenate([cfg, more_cfg])
+    member = owner[cfg]
+    for k, j in enumerate(live):
+        idx = np.flatnonzero(member == k)          # its grid rows, then its refined rows: sla_search's order
+        r_rows, r_res = rows.take(idx), {n: v[idx] for n, v in res.items()}
+        best, miss = best_or_miss(r_rows, r_res, ttft_ms, tpot_ms, "tok_s_per_pe")
+        limit = _limit_of(r_rows, r_res, best, ttft_ms, tpot_ms, batch_cap) if best else ""
+        answers[j] = CandidateAnswer(best, miss, limit)
+    return answers
+
+
+def sla_search_many(model: ModelSpec, hws: list[HardwareSpec], request: Request, ttft_ms: float | None = None,
+                    tpot_ms: float | None = None, runtime=None, batching: str = "continuous",
+                    chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                    batch_cap: int = DEFAULT_BATCH_CAP) -> list[CandidateAnswer]:
+    """Per hardware candidate, the best single-replica deployment meeting the SLA by tokens/s per
+    PE, its nearest miss and its limit: the answers of ``sla_search(…, single_replica=True,
+    disaggregated=False)`` on each, computed together (see the module docstring)."""
+    ttft_ms, tpot_ms = limit_ms("ttft_ms", ttft_ms), limit_ms("tpot_ms", tpot_ms)
+    choice("batching", batching, BATCHING)
+    rt = get_runtime(runtime)
+    groups: dict[HardwareSpec, list[int]] = {}
+    for i, hw in enumerate(hws):
+        groups.setdefault(hw.without_knobs(), []).append(i)
+    out: list = [None] * len(hws)
+    for idx in groups.values():
+        for i, a in zip(idx, _topology(model, [hws[i] for i in idx], request, ttft_ms, tpot_ms, rt,
+                                       batching, chunk_tokens, batch_cap)):
+            out[i] = a
+    return out
