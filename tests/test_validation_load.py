@@ -12,8 +12,8 @@ from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
 from infersim.simulate import simulate
 from infersim.validation.data import published_load as pl
-from infersim.validation.under_load import LoadReport, LoadResult, predict, run_load_validation
 from infersim.validation.rows import DTYPES
+from infersim.validation.under_load import LoadReport, LoadResult, predict, run_load_validation
 
 
 @pytest.fixture(scope="module")
