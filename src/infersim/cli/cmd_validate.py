@@ -16,6 +16,8 @@ def add_parser(sub) -> None:
                    help="store the in-sample fit in the package's presets/calibration.toml (developers)")
     p.add_argument("--write-bands", action="store_true",
                    help="store the error bands in the package's cost/bands.json (developers)")
+    p.add_argument("--no-load", action="store_true",
+                   help="skip the serving-under-load section (published rates through the traffic simulator)")
     p.add_argument("--rows", action="store_true", help="also print every row")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
@@ -30,6 +32,9 @@ def run(args) -> int:
     from infersim.validation.validate import run_validation
 
     rep = run_validation(refit=not args.quick, stored=args.quick)
+    if not args.no_load:
+        from infersim.validation.under_load import run_load_validation
+        rep.load = run_load_validation()
     if args.write_calibration:
         write_calibration(rep)
     if args.write_bands:
@@ -57,6 +62,8 @@ def run(args) -> int:
     for p in PARAMS:
         t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", "yes" if p.name in bound else "")
     console.print(t)
+    if rep.load is not None:
+        _print_load(rep.load, args.rows)
     if args.rows:
         t = Table(title="Predicted vs published measurements")
         for col in ("row", "measured", "before", "in-sample", "LOSO", "error"):
@@ -67,3 +74,23 @@ def run(args) -> int:
                       _pct(r.error, True) if r.scored else "not scored")
         console.print(t)
     return 0
+
+
+def _print_load(load, rows: bool) -> None:
+    from infersim.validation.docs import load_headline
+
+    console.print(load_headline(load), style="bold", highlight=False)
+    t = Table(title="Serving under load (traffic simulator, current calibration, not fitted)")
+    for col in ("source", "engine", "rows", "not expressed", "median |error|", "signed"):
+        t.add_column(col, justify="left" if col in ("source", "engine") else "right")
+    for s in load.by_source():
+        t.add_row(s["source"], s["engine"], str(s["rows"]), str(s["not_expressed"]), _pct(s["median_abs_error"]),
+                  _pct(s["median_signed_error"], True))
+    console.print(t)
+    if rows:
+        t = Table(title="Serving under load: predicted vs published")
+        for col in ("row", "measured", "predicted", "error"):
+            t.add_column(col, justify="right" if col != "row" else "left")
+        for r in load.results:
+            t.add_row(r.row.id, f"{r.row.value:,.1f}", f"{r.predicted:,.1f}", _pct(r.error, True))
+        console.print(t)

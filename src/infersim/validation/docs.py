@@ -22,8 +22,8 @@ KNOWN_GAPS: tuple[str, ...] = (
     "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
     "rows have no preset yet (listed above as not expressed).",
     "TTFT under load in continuous-batching engines: rows whose concurrency exceeds the KV capacity "
-    "measure a queue and are not scored (infersim.serving.load simulates the queue; not yet validated "
-    "against rates).",
+    "measure a queue and are not scored by the fit; published request-rate sweeps are predicted by the "
+    "traffic simulator in the serving-under-load section (not fitted).",
 )
 
 
@@ -32,6 +32,39 @@ def headline(rep: Report) -> str:
             f"{len(rep.sources_used())} sources ({len(rep.scored())} rows, each source predicted by a fit "
             f"that never saw it); in-sample {100 * rep.median_abs_error('fit'):.1f}%, before calibration "
             f"{100 * rep.median_abs_error('prior'):.1f}%")
+
+
+def load_headline(load) -> str:
+    """One line for the serving-under-load section."""
+    n_src = len({r.row.source for r in load.results})
+    return (f"Serving under load (published request rates through the traffic simulator, current calibration, "
+            f"not fitted): median |error| {100 * load.median_abs_error():.1f}% (signed "
+            f"{100 * load.signed_median():+.1f}%) over {len(load.results)} rows of {n_src} sources")
+
+
+def load_lines(load) -> list[str]:
+    """docs/validation.md's serving-under-load section: method, per source and metric, rows."""
+    lines = ["## Serving under load", "", f"**{load_headline(load)}.**", "", LOAD_METHOD, "",
+             "| source | engine | rows | not expressed | median abs | signed | by metric (rows, median abs, signed) |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for s in load.by_source():
+        per = "; ".join(f"{m} ({v['rows']}, {_pct(v['median_abs_error'])}, {_pct(v['median_signed_error'], True)})"
+                        for m, v in s["by_metric"].items())
+        lines.append(f"| {s['source']} | {s['engine']} | {s['rows']} | {s['not_expressed']} | "
+                     f"{_pct(s['median_abs_error'])} | {_pct(s['median_signed_error'], True)} | {per or '-'} |")
+    lines += ["", "Where each source is: " + "; ".join(f"**{s['source']}**: {s['where']}" for s in load.by_source())
+              + ". Setups and assumptions: docs/validation_sources.md.", ""]
+    counts: dict = {}
+    for key in load.not_expressed:
+        counts[key] = counts.get(key, 0) + 1
+    if counts:
+        lines += ["Lines not expressed (not predicted):", "", "| source | lines | why |", "|---|---:|---|"]
+        lines += [f"| {src} | {n} | {why} |" for (src, why), n in sorted(counts.items())]
+        lines.append("")
+    lines += ["| row | measured | predicted | error |", "|---|---:|---:|---:|"]
+    lines += [f"| {r.row.id} | {_fmt(r.row.value)} | {_fmt(r.predicted)} | {_pct(r.error, True)} |"
+              for r in load.results]
+    return lines
 
 
 def write_calibration(rep: Report) -> str:
@@ -99,6 +132,8 @@ def write_docs(rep: Report, path: str) -> None:
               f"{'yes' if p.name in bound else ''} | {p.why} |" for p in PARAMS]
     if KNOWN_GAPS:
         lines += ["", "## Known gaps", ""] + [f"- {g}" for g in KNOWN_GAPS]
+    if rep.load is not None:
+        lines += ["", *load_lines(rep.load)]
     lines += ["", "## Rows", "", "| row | measured | before | in-sample | LOSO | LOSO error | note |",
               "|---|---:|---:|---:|---:|---:|---|"]
     for r in rep.rows:
@@ -124,3 +159,14 @@ METHOD = (
     "on all the other sources, so its error says how well infersim predicts a publication it has never seen. "
     "The in-sample fit (on every source) is what the presets carry (`presets/calibration.toml`). Error bands: "
     "by regime, the 10th–90th percentile of the signed LOSO errors (`infersim.cost.bands`).")
+
+
+LOAD_METHOD = (
+    "Published serving benchmarks that sent requests at a stated rate (Poisson) report TTFT, TPOT/ITL and "
+    "throughput under a queue, which the steady-state rows above cannot score. Each such number "
+    "(`validation/data/published_load.jsonl`) is replayed through `infersim.serving.load.simulate_traffic`: "
+    "the stated arrival process and rate, the stated request count (a finite run's queue is part of the "
+    "measurement), fixed lengths or the dataset's length distribution (ShareGPT: a clipped lognormal with the "
+    "published means), and the engine's scheduler (token budget, sequence limit, KV admission). The presets "
+    "carry the current calibration; these rows are **not fitted**, so every error is a prediction. The "
+    "prediction is the statistic's mean over three seeded runs. Error = predicted / measured − 1.")

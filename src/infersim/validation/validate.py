@@ -28,6 +28,7 @@ from infersim.validation.data.serving_measurements import SERVING_ROWS, SERVING_
 from infersim.validation.fit import Fit, at_bound, fit, prior_params, stored_params
 from infersim.validation.harness import Harness
 from infersim.validation.rows import Measurement
+from infersim.validation.under_load import LoadReport
 
 _PUB_SOURCES, _PUB_ROWS = published.load(set(PRESETS), set(HW_PRESETS))
 SOURCES = {**STEP_SOURCES, **SERVING_SOURCES, **_PUB_SOURCES}
@@ -94,6 +95,8 @@ class Report:
     params: dict[str, float]                 # the in-sample fit
     loso_params: dict[str, dict[str, float]] = field(default_factory=dict)
     fit: Fit | None = None
+    #: the serving-under-load section (:mod:`.under_load`: predictions only, never fitted)
+    load: "LoadReport | None" = None
 
     def scored(self, source: str | None = None) -> list[RowResult]:
         return [r for r in self.rows if r.scored and (source is None or r.row.source == source)]
@@ -137,6 +140,7 @@ class Report:
                       "measured": r.row.value, "predicted_prior": r.predicted_prior,
                       "predicted_fit": r.predicted_fit, "predicted_loso": r.predicted_loso,
                       "error": r.error, "note": r.note} for r in self.rows],
+            **({"serving_under_load": self.load.to_dict()} if self.load is not None else {}),
         }
 
 

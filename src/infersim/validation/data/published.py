@@ -31,6 +31,7 @@ MODEL_PRESET = {
     "meta-llama/Llama-3.1-405B": "Llama 3.1 405B", "meta-llama/Llama-3.1-405B-Instruct": "Llama 3.1 405B",
     "nvidia/Llama-3.1-405B-Instruct-FP4": "Llama 3.1 405B", "meta-llama/Llama-2-7b-hf": "Llama 2 7B",
     "meta-llama/Llama-2-13b-hf": "Llama 2 13B", "meta-llama/Llama-2-70b-hf": "Llama 2 70B",
+    "meta-llama/Llama-2-70b-chat-hf": "Llama 2 70B",
     "mistralai/Mistral-7B-v0.1": "Mistral 7B", "mistralai/Mixtral-8x7B-v0.1": "Mixtral 8x7B",
     "mistralai/Mixtral-8x7B-Instruct-v0.1": "Mixtral 8x7B", "mistralai/Mixtral-8x22B-v0.1": "Mixtral 8x22B",
     "deepseek-ai/DeepSeek-V3": "DeepSeek-V3", "deepseek-ai/DeepSeek-R1": "DeepSeek-V3",
