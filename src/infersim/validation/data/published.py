@@ -86,7 +86,9 @@ def _metric(d: dict) -> tuple[str, float, str]:
     return m, v, ""
 
 
-def _row_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
+def setup_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
+    """Why a published line's model, hardware or dtypes cannot be expressed ("" when they can):
+    shared by the fitted rows and the serving-under-load rows."""
     model = MODEL_PRESET.get(d["model"])
     hw = GPU_PRESET.get((d["gpu"], d.get("nodes", 1)))
     if model is None or model not in presets:
@@ -95,6 +97,12 @@ def _row_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
         return f"no hardware preset for {d.get('nodes', 1)} node(s) of {d['gpu']}"
     if (d["weights_dtype"], d["kv_dtype"]) not in DTYPE_CODE:
         return f"dtypes {d['weights_dtype']}/{d['kv_dtype']} not modelled"
+    return ""
+
+
+def _row_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
+    if (why := setup_reason(d, presets, hardware)):
+        return why
     if d["batching"] == "static" and (int(d["batch_or_concurrency"]) < 1 or int(d["osl"]) < 1):
         return "a static row needs its batch and output length"
     if not runtime_of_engine(d["engine"]):

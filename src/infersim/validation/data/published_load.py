@@ -30,7 +30,13 @@ import numpy as np
 
 from infersim.serving.scheduler import Scheduler
 from infersim.serving.traffic import Lengths, Traffic
-from infersim.validation.data.published import DTYPE_CODE, GPU_PRESET, MODEL_PRESET, runtime_of_engine
+from infersim.validation.data.published import (
+    DTYPE_CODE,
+    GPU_PRESET,
+    MODEL_PRESET,
+    runtime_of_engine,
+    setup_reason,
+)
 
 PATH = Path(__file__).with_name("published_load.jsonl")
 METRICS = {"ttft_ms": "ttft", "tpot_ms": "tpot", "itl_ms": "itl", "e2e_ms": "e2e", "output_tok_s": "tok_s"}
@@ -110,13 +116,8 @@ class LoadRow:
 def _reason(d: dict, presets: set[str], hardware: set[str]) -> str:
     if d.get("exclude"):
         return d["exclude"]
-    model, hw = MODEL_PRESET.get(d["model"]), GPU_PRESET.get((d["gpu"], d.get("nodes", 1)))
-    if model is None or model not in presets:
-        return f"no model preset for {d['model']}"
-    if hw is None or hw not in hardware:
-        return f"no hardware preset for {d.get('nodes', 1)} node(s) of {d['gpu']}"
-    if (d["weights_dtype"], d["kv_dtype"]) not in DTYPE_CODE:
-        return f"dtypes {d['weights_dtype']}/{d['kv_dtype']} not modelled"
+    if (why := setup_reason(d, presets, hardware)):
+        return why
     if not runtime_of_engine(d["engine"]):
         return f"no runtime profile for {d['engine']}"
     if d["metric"] not in METRICS:
