@@ -149,3 +149,30 @@ def test_total_throughput_fills_the_system_with_replicas(runs):
     for d in runs["tok_s"].designs:
         assert d.system_pes == 8
         assert d.value("tok_s") == pytest.approx((8 // d.point.pes) * d.point.tok_s)
+
+
+def test_an_executor_gives_the_local_answers(runs):
+    """Chunks of candidates, then the sensitivity's and each lever's searches, submitted to an
+    executor: the same designs, sensitivity and levers as the local run (a process pool, as a
+    Dask worker would be: the tasks and their answers must pickle)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    local = runs["tok_s_per_usd"]
+    with ProcessPoolExecutor(2) as ex:
+        dist = codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, executor=ex)
+    assert dist.designs == local.designs and dist.sensitivity == local.sensitivity
+    assert dist.levers == local.levers and len(dist.levers) > len(local.sensitivity)
+
+
+def test_a_bad_executor_is_one_line():
+    with pytest.raises(InferSimError, match="executor must be None or an object with submit"):
+        codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, executor="dask")
+
+    class Wrong:                    # returns something that is not the answers of the chunk
+        def submit(self, fn, *args):
+            from concurrent.futures import Future
+            f = Future()
+            f.set_result(None)
+            return f
+    with pytest.raises(InferSimError, match="not the 6 answers of answer_chunk"):
+        codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, executor=Wrong())

@@ -21,6 +21,7 @@ from infersim.cli.common import (
     int_in,
     load_hardware,
     load_model,
+    local_workers,
     output_file,
     parquet_file,
     positive_int,
@@ -85,6 +86,9 @@ def add_parser(sub) -> None:
     g.add_argument("--batching", default="continuous", help="continuous | static")
     g.add_argument("--disaggregated", action="store_true",
                    help="also the best pair of different prefill and decode parts (one per pool)")
+    p.add_argument("--workers", type=int_in(1, 256), default=1,
+                   help="worker processes for the sweep (a local Dask cluster when the dask extra is "
+                        "installed, else a process pool); same answers as one process")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
@@ -177,12 +181,12 @@ def run(args) -> int:
     if args.target is not None:
         require(math.isfinite(args.target) and args.target > 0, f"--target must be > 0, got {args.target:g}")
         target = args.target * 1e6 if obj.name == "latency" else args.target
-    with progress_bar(f"co-design sweep ({args.depth})", args.json) as cb:
+    with progress_bar(f"co-design sweep ({args.depth})", args.json) as cb, local_workers(args.workers) as ex:
         res = joint_explore(model, s_kv=args.s_kv, mode=args.mode, depth=args.depth, batch=args.batch,
                             s_q=args.s_q, base_hw=base, objective=obj.name, progress=cb,
                             custom=grid, keep="topk" if args.top_k > 1 else "best",
                             top_k=args.top_k, runtime=args.runtime, design_point=design, target=target,
-                            max_candidates=args.max_candidates, tolerance=args.tolerance / 100)
+                            max_candidates=args.max_candidates, tolerance=args.tolerance / 100, executor=ex)
     ans = res.answer()
     if args.out:
         res.to_parquet(args.out)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from infersim.cli.common import console, emit_json, progress_bar, write_csv
+from infersim.cli.common import console, emit_json, local_workers, progress_bar, write_csv
 from infersim.codesign.answer import SHORT, fmt_usd
 from infersim.codesign.sla import SLA_ALIASES, SLA_OBJECTIVES, codesign_sla, pools_line, sla_answer_lines
 from infersim.serving import Request
@@ -18,11 +18,11 @@ TOP_ROWS = 15
 def run_sla(args, model, base, grid) -> int:
     objective = "tok_s_per_usd" if args.objective is None else SLA_ALIASES.get(args.objective, args.objective)
     request = Request(args.isl, args.osl)
-    with progress_bar(f"SLA co-design ({args.depth})", args.json) as cb:
+    with progress_bar(f"SLA co-design ({args.depth})", args.json) as cb, local_workers(args.workers) as ex:
         res = codesign_sla(model, request, args.ttft_ms, args.tpot_ms, depth=args.depth, custom=grid,
                            base_hw=base, objective=objective, runtime=args.runtime,
                            batching=args.batching, progress=cb, max_candidates=args.max_candidates,
-                           disaggregated=args.disaggregated)
+                           disaggregated=args.disaggregated, executor=ex)
     if args.out:
         res.to_parquet(args.out)
     if args.csv:

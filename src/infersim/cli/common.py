@@ -241,3 +241,28 @@ def progress_bar(description: str, quiet: bool):
             return self.p.__exit__(*exc)
 
     return _Bar()
+
+
+def local_workers(n: int | None):
+    """A context manager yielding an executor of ``n`` single-thread worker processes, or None
+    (run in this process) for ``n`` None or 1: a Dask ``LocalCluster`` client when the ``dask``
+    extra is installed, else a ``concurrent.futures.ProcessPoolExecutor`` (same answers)."""
+    from contextlib import contextmanager, nullcontext
+
+    if not n or n <= 1:
+        return nullcontext(None)
+
+    @contextmanager
+    def _pool():
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(n) as ex:
+                yield ex
+            return
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=50) as cluster, Client(cluster) as client:
+            yield client
+    return _pool()

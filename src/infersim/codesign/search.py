@@ -336,14 +336,14 @@ def _empty() -> SliceResult:
 
 def run_range(ctx: SweepContext, axes: list[list], start: int, stop: int) -> SliceResult:
     """Executor entry point (module level, picklable; the task carries the axes, not rows)."""
-    _adaptive_malloc_once()
+    adaptive_malloc_once()
     return search_range(ctx, axes, start, stop)
 
 
 _MALLOC_DONE: list[bool] = []
 
 
-def _adaptive_malloc_once() -> None:
+def adaptive_malloc_once() -> None:
     """Undo a worker's fixed malloc trim threshold, once per process.
 
     Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``. Setting it switches off

@@ -39,6 +39,7 @@ from infersim.codesign.grid import (
     grid_size,
 )
 from infersim.codesign.levers import KNOB_WORDS, RUNTIME_WORDS, Lever, _runtime_variants
+from infersim.codesign.search import adaptive_malloc_once
 from infersim.codesign.types import TOPOLOGY_KNOBS, candidate_rows
 from infersim.errors import choice, require
 from infersim.presets.hardware_presets import GENERIC_SIP, as_hardware
@@ -193,19 +194,45 @@ class SLACodesignResult:
         return plots.sla_codesign(self) if kind == "pareto" else plots.sla_sensitivity(self)
 
 
-def _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, progress):
-    """Best deployment of every candidate (the SLA searches of all candidates as one,
-    :func:`infersim.serving.sla_many.sla_search_many`) with its per-PE economics; ``progress``
-    is called per chunk of :data:`CHUNK` candidates."""
+def answer_chunk(model, hws, request, ttft_ms, tpot_ms, rt, batching):
+    """The SLA answers of one chunk of hardware candidates: the unit of work run locally or
+    submitted to an executor (module-level, so a process or Dask worker can unpickle it; the
+    worker's caches of serving spaces and prepared steps stay warm across its tasks; a Dask
+    worker's fixed malloc threshold is undone first, see :func:`.search.adaptive_malloc_once`)."""
+    adaptive_malloc_once()
+    return sla_search_many(model, hws, request, ttft_ms, tpot_ms, runtime=rt, batching=batching)
+
+
+def _search_all(model, jobs, request, ttft_ms, tpot_ms, batching, executor=None, progress=None):
+    """One list of candidate answers per job ``(hardware specs, runtime)``; each job is split into
+    chunks of :data:`CHUNK` candidates. With an ``executor`` (``submit(fn, *args)`` → future) every
+    chunk of every job is submitted at once, so independent searches (the sensitivity's
+    candidates and each software lever) run side by side; results are gathered in order, so the
+    answers are the local ones. ``progress(done, total)`` counts candidates per finished chunk."""
+    tasks = [(j, hws[s:s + CHUNK], rt) for j, (hws, rt) in enumerate(jobs) for s in range(0, len(hws), CHUNK)]
+    total, done = sum(len(h) for _, h, _ in tasks), 0
+    futures = None
+    if executor is not None:
+        futures = [executor.submit(answer_chunk, model, hws, request, ttft_ms, tpot_ms, rt, batching)
+                   for _, hws, rt in tasks]
+    out: list[list] = [[] for _ in jobs]
+    for i, (j, hws, rt) in enumerate(tasks):
+        part = (futures[i].result() if futures is not None
+                else answer_chunk(model, hws, request, ttft_ms, tpot_ms, rt, batching))
+        require(isinstance(part, list) and len(part) == len(hws),
+                f"an executor task returned {type(part).__name__}, not the {len(hws)} answers of "
+                "answer_chunk (the executor must return what the submitted function returns)")
+        out[j] += part
+        done += len(hws)
+        if progress is not None:
+            progress(done, total)
+    return out
+
+
+def _designs_from(cands, answers, base, econ) -> list[ServingDesign]:
+    """Each candidate's best deployment (its SLA answer) with its per-PE economics."""
     knobs, topo = candidate_rows(cands, base)
     pe = pe_economics(knobs, topo, base, econ)
-    hws = [c.to_hardware(base) for c in cands]
-    answers = []
-    for s in range(0, len(hws), CHUNK):
-        answers += sla_search_many(model, hws[s:s + CHUNK], request, ttft_ms, tpot_ms, runtime=rt,
-                                   batching=batching)
-        if progress is not None:
-            progress(min(s + CHUNK, len(hws)), len(hws))
     return [ServingDesign(c, a.best, a.nearest_miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
                           float(pe.usd_per_h[i]), a.limit, int(np.prod(topo[i][:3])))
             for i, (c, a) in enumerate(zip(cands, answers))]
@@ -216,15 +243,32 @@ def _ranked(designs: list[ServingDesign], objective: str) -> list[ServingDesign]
     return sorted(designs, key=key)
 
 
-def _sensitivity(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, batching,
-                 econ, objective) -> list[KnobEffect]:
-    cands = [best.hw.scaled(k, f) for k in KNOBS for f in (2.0, 0.5)]
-    res = _designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching, econ, None)
+def _sensitivity(res: list[ServingDesign], best: ServingDesign, objective: str) -> list[KnobEffect]:
+    """Each knob's effect from the designs of :func:`_sensitivity_candidates` (in that order)."""
     v0 = best.value(objective)
     gain = lambda d: d.value(objective) / v0 - 1.0 if d.point else -1.0  # noqa: E731
     rows = [KnobEffect(k, res[2 * j].value(objective), res[2 * j + 1].value(objective),
                        gain(res[2 * j]), gain(res[2 * j + 1])) for j, k in enumerate(KNOBS)]
     return sorted(rows, key=lambda r: -r.gain_doubled)
+
+
+def _sensitivity_candidates(best: ServingDesign) -> list[HardwareCandidate]:
+    return [best.hw.scaled(k, f) for k in KNOBS for f in (2.0, 0.5)]
+
+
+def _levers_at(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, batching, econ,
+               objective, executor) -> tuple[list[KnobEffect], list[Lever]]:
+    """The knob sensitivity and every lever (hardware and software) at the best design: the
+    sensitivity's candidates and each software variant's search are independent jobs, searched
+    together (side by side on an ``executor``)."""
+    sens_cands, variants = _sensitivity_candidates(best), _software_variants(rt)
+    best_hw = best.hw.to_hardware(base)
+    jobs = [([c.to_hardware(base) for c in sens_cands], rt)] + [([best_hw], v[2]) for v in variants]
+    answers = _search_all(model, jobs, request, ttft_ms, tpot_ms, batching, executor)
+    sens = _sensitivity(_designs_from(sens_cands, answers[0], base, econ), best, objective)
+    soft = _software_levers(variants, [_designs_from([best.hw], a, base, econ)[0] for a in answers[1:]],
+                            best, objective)
+    return sens, sorted(_hardware_levers(sens, best, objective) + soft, key=lambda lv: -lv.gain)
 
 
 def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = None,
@@ -234,12 +278,15 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
                  runtime=None, batching: str = "continuous", economics: Economics | None = None,
                  progress: Callable[[int, int], None] | None = None,
                  max_candidates: int | None = None, sensitivity: bool = True,
-                 disaggregated: bool = False) -> SLACodesignResult:
+                 disaggregated: bool = False, executor=None) -> SLACodesignResult:
     """The hardware (of ``depth``'s grid around ``base_hw``) whose best deployment serves
     ``request`` within ``ttft_ms`` / ``tpot_ms`` for the most of ``objective`` (see the module
     docstring); designs ranked, the knob sensitivity and every lever (hardware and software) at
     the best one. ``disaggregated``: also the best pair of different prefill and decode parts
-    (:mod:`infersim.codesign.disagg`; not for ``tok_s``, whose system is one part)."""
+    (:mod:`infersim.codesign.disagg`; not for ``tok_s``, whose system is one part).
+    ``executor``: any object with ``submit(fn, *args)`` returning futures (a ``concurrent.futures``
+    executor, a Dask ``distributed.Client``): the candidates' chunks, then the sensitivity's and
+    the levers' searches, run on it; the answers are the same as without it."""
     objective = SLA_ALIASES.get(objective, objective)
     choice("objective", objective, tuple(SLA_OBJECTIVES) + tuple(SLA_ALIASES))
     require(ttft_ms is not None or tpot_ms is not None,
@@ -253,22 +300,23 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
     require(economics is None or isinstance(economics, Economics),
             f"economics must be an infersim.codesign.economics.Economics, got {type(economics).__name__}")
     require(isinstance(sensitivity, (bool, np.bool_)), f"sensitivity must be true or false, got {sensitivity!r}")
+    require(executor is None or callable(getattr(executor, "submit", None)),
+            f"executor must be None or an object with submit(fn, *args) (a concurrent.futures executor or a "
+            f"distributed.Client), got {executor!r}")
     model = as_model(model)
     base = GENERIC_SIP if base_hw is None else as_hardware(base_hw)
     rt, t0 = get_runtime(runtime), time.perf_counter()
     axes = grid_axes(depth, custom, base.knobs(), tuple(getattr(base, k) for k in TOPOLOGY_KNOBS))
     check_cap(grid_size(axes), max_candidates, MAX_SLA_CANDIDATES, MAX_SLA_CANDIDATES_LIMIT, "an SLA co-design")
     cands = enumerate_hardware(depth, custom, base=base.knobs(), max_candidates=MAX_CANDIDATES_LIMIT)
-    designs = _ranked(_designs(model, base, cands, request, ttft_ms, tpot_ms, rt, batching,
-                               economics, progress), objective)
+    answers = _search_all(model, [([c.to_hardware(base) for c in cands], rt)], request, ttft_ms, tpot_ms,
+                          batching, executor, progress)[0]
+    designs = _ranked(_designs_from(cands, answers, base, economics), objective)
     n_meet = sum(d.point is not None for d in designs)
     sens, levers = [], []
     if sensitivity and n_meet:
-        sens = _sensitivity(model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics,
-                            objective)
-        levers = sorted(_hardware_levers(sens, designs[0], objective) + _software_levers(
-            model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics, objective),
-            key=lambda lv: -lv.gain)
+        sens, levers = _levers_at(model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics,
+                                  objective, executor)
     pools = None
     if disaggregated and objective in _POOL_OBJECTIVE:
         pools = codesign_pools(model, request, cands, base, ttft_ms, tpot_ms, _POOL_OBJECTIVE[objective],
@@ -292,21 +340,23 @@ def _hardware_levers(sens: list[KnobEffect], best: ServingDesign, objective: str
     return out
 
 
-def _software_levers(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, batching, econ,
-                     objective) -> list[Lever]:
-    """The runtime's overheads x0.5 and each other runtime profile, at the best hardware, the
-    deployment searched again under the SLA (see :mod:`infersim.codesign.levers`)."""
-    v0 = best.value(objective)
+def _software_variants(rt) -> list[tuple[str, str, object]]:
+    """(name, action, runtime) of every software lever: the runtime's overheads x0.5 and each
+    other runtime profile (see :mod:`infersim.codesign.levers`)."""
     variants = [(f"{f} x{getattr(h, f) / getattr(rt, f):.2g}",
                  f"cut {w} ({getattr(rt, f):,.4g} -> {getattr(h, f):,.4g} {u})", h)
                 for f, w, u, h, _ in _runtime_variants(rt)]
-    variants += [(f"runtime {n}", f"switch the runtime to {n} ({RUNTIME_WORDS.get(n, n)}; "
-                  + ("a stack that does not ship yet: assumed numbers" if n in SCENARIO_RUNTIMES
-                     else f"{RUNTIMES[n].measured or 'assumed'} profile") + ")", RUNTIMES[n])
-                 for n in RUNTIMES if n != rt.name and RUNTIMES[n] != rt]
+    return variants + [(f"runtime {n}", f"switch the runtime to {n} ({RUNTIME_WORDS.get(n, n)}; "
+                        + ("a stack that does not ship yet: assumed numbers" if n in SCENARIO_RUNTIMES
+                           else f"{RUNTIMES[n].measured or 'assumed'} profile") + ")", RUNTIMES[n])
+                       for n in RUNTIMES if n != rt.name and RUNTIMES[n] != rt]
+
+
+def _software_levers(variants, designs: list[ServingDesign], best: ServingDesign, objective) -> list[Lever]:
+    """Each software variant's lever from the best hardware's design searched again under it."""
+    v0 = best.value(objective)
     out = []
-    for name, action, other in variants:
-        d = _designs(model, base, [best.hw], request, ttft_ms, tpot_ms, other, batching, econ, None)[0]
+    for (name, action, other), d in zip(variants, designs):
         v = d.value(objective) if d.point else math.nan
         out.append(Lever(name, "software", action, v / v0 - 1.0 if d.point else -1.0, v, v0, objective,
                          source=other.source))

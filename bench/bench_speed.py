@@ -1,0 +1,147 @@
+"""Benchmark: where users wait (issue #23's targets), printed in one run on this machine.
+
+    python bench/bench_speed.py                      # every case, each in its own process
+    python bench/bench_speed.py --case simulate      # one case in this process
+
+Cases (each line states its target):
+
+* ``simulate``    one ``simulate()`` call, Llama 3.1 70B TP8 decode on H100-SXM x8: median µs of
+                  1,000 calls of one config, and of 1,000 distinct configs (batch × context
+                  × TP vary, so no result can be reused) (target <= 300 µs);
+* ``sla_balanced`` / ``sla_coarse``  ``codesign_sla`` for Llama 3.1 70B, 2048+512 tokens, TPOT <= 50 ms
+                  at ``--depth balanced`` (64 candidates) and ``coarse`` (729): wall and the
+                  process's peak RSS (targets: 2 s / 20 s, < 300 MB);
+* ``sla_dask``    the balanced SLA co-design on a Dask ``LocalCluster`` of 2 single-thread worker
+                  processes, cold (fresh workers) and warm, against the local wall, results checked
+                  identical (target: local / Dask >= 1.6 warm);
+* ``grid1m``      the CLI on a 10^6-candidate grid (10 values per knob): wall and peak RSS of the
+                  child process (targets: < 20 s, < 300 MB).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+CASES = ("simulate", "sla_balanced", "sla_coarse", "sla_dask", "grid1m")
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _median_us(fn, args_list) -> float:
+    for a in args_list[:20]:
+        fn(*a)
+    ts = []
+    for a in args_list:
+        t = time.perf_counter()
+        fn(*a)
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts) * 1e6
+
+
+def case_simulate() -> None:
+    from infersim import Parallelism, Workload, simulate
+    from infersim.hardware_presets import get_hardware
+    from infersim.model_presets import get_model
+
+    m, hw = get_model("Llama 3.1 70B"), get_hardware("H100-SXM x8")
+    one = [(m, hw, Parallelism(tp=8), Workload(mode="decode", s_kv=4096, batch=16))] * 1000
+    many = [(m, hw, Parallelism(tp=tp), Workload(mode="decode", s_kv=s, batch=b))
+            for tp in (2, 4, 8) for s in (1024, 2048, 4096, 8192, 16384) for b in range(1, 68)][:1000]
+    print(f"simulate: {_median_us(simulate, one):.0f} us/call one config, "
+          f"{_median_us(simulate, many):.0f} us/call over {len(many)} distinct configs "
+          f"(medians; target <= 300 us)")
+
+
+def _sla(depth: str, executor=None):
+    from infersim.codesign.sla import codesign_sla
+    from infersim.model_presets import get_model
+    from infersim.serving import Request
+
+    t0 = time.perf_counter()
+    r = codesign_sla(get_model("Llama 3.1 70B"), Request(2048, 512), tpot_ms=50, depth=depth, executor=executor)
+    return r, time.perf_counter() - t0
+
+
+def _key(r) -> list:
+    return [(d.hw, d.point) for d in r.designs] + [(lv.name, lv.value) for lv in r.levers]
+
+
+def case_sla(depth: str) -> None:
+    r, wall = _sla(depth)
+    target = {"balanced": 2.0, "coarse": 20.0}[depth]
+    print(f"sla_{depth}: {len(r.designs)} candidates, {r.n_meeting} meet the SLA; wall {wall:.2f} s "
+          f"(target {target:g} s); peak RSS {peak_rss_mb():.0f} MB (target < 300 MB)")
+
+
+def case_sla_dask() -> None:
+    from distributed import Client, LocalCluster
+
+    local, _ = _sla("balanced")                          # warm this process
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=50) as cluster, Client(cluster) as client:
+        cold, t_cold = _sla("balanced", client)
+        pairs = []
+        for _ in range(3):                               # alternate: drift hits both alike
+            t_l = _sla("balanced")[1]
+            r, t_d = _sla("balanced", client)
+            pairs.append((t_l, t_d, r))
+    same = all(_key(x) == _key(local) for x in [cold] + [p[2] for p in pairs])
+    t_local = statistics.median(p[0] for p in pairs)
+    t_warm = statistics.median(p[1] for p in pairs)
+    print(f"sla_dask: balanced SLA co-design local {t_local:.2f} s, Dask 2x1 warm {t_warm:.2f} s "
+          f"(x{t_local / t_warm:.2f}; target >= 1.6), cold {t_cold:.2f} s (x{t_local / t_cold:.2f}); "
+          f"identical results: {same}")
+
+
+def case_grid1m() -> None:
+    grid = ";".join(f"{k}={','.join(str(round(v * 8.0 ** (i / 9) / 2, 3)) for i in range(10))}"
+                    for k, v in _base_knobs().items())
+    cmd = [sys.executable, "-m", "infersim", "codesign", "--depth", "custom", "--grid", grid,
+           "--max-candidates", "1000000", "--json"]
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    status = "ok" if out.returncode == 0 else f"exit {out.returncode}: {out.stderr.strip()[-200:]}"
+    print(f"grid1m: CLI on 10^6 candidates {wall:.1f} s (target < 20 s), peak RSS {rss:.0f} MB "
+          f"(target < 300 MB); {status}")
+
+
+def _base_knobs() -> dict:
+    from infersim.hardware_presets import GENERIC_SIP
+
+    return GENERIC_SIP.knobs()
+
+
+def run_case(case: str) -> None:
+    if case == "simulate":
+        case_simulate()
+    elif case in ("sla_balanced", "sla_coarse"):
+        case_sla(case.removeprefix("sla_"))
+    elif case == "sla_dask":
+        case_sla_dask()
+    elif case == "grid1m":
+        case_grid1m()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--case", choices=CASES)
+    args = ap.parse_args()
+    if args.case:
+        run_case(args.case)
+        return
+    print(f"{os.cpu_count()} CPUs")
+    for case in CASES:          # one process per case: peak RSS is that case's own
+        subprocess.run([sys.executable, __file__, "--case", case], check=False)
+
+
+if __name__ == "__main__":
+    main()
