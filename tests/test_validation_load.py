@@ -51,11 +51,26 @@ def test_reasons_for_lines_that_cannot_be_expressed():
 
 def test_lognormal_lengths_have_the_published_means():
     """ShareGPT rows: the clipped lognormal's median is solved so its clipped mean is the published one."""
-    d = next(d for d in pl.read() if d.get("lengths"))
+    d = next(d for d in pl.read() if d.get("lengths", {}).get("kind") == "lognormal")
     for which in ("isl", "osl"):
         lens = pl.lengths_of(d, which)
         assert lens.kind == "lognormal" and lens.mean < d[which]          # the median sits below the mean
         assert pl.sample_mean(lens) == pytest.approx(d[which], rel=0.01)
+
+
+def test_uniform_lengths_span_the_range_ratio():
+    """A client's random lengths within ±range_ratio of the stated length (vllm bench's --random-range-ratio):
+    uniform on [n(1-r), n(1+r)], mean n; the published rows of that kind map so."""
+    d = {"isl": 20000, "osl": 2000, "lengths": {"kind": "uniform", "range_ratio": 0.15}}
+    isl, osl = pl.lengths_of(d, "isl"), pl.lengths_of(d, "osl")
+    assert (isl.kind, isl.low, isl.high) == ("uniform", 17000, 23000) and (osl.low, osl.high) == (1700, 2300)
+    assert pl.sample_mean(isl) == pytest.approx(20000, rel=0.002) and osl.max == 2300
+    rows = [(d, row) for d, row, _ in pl.load(set(PRESETS), set(HW_PRESETS))
+            if row is not None and d.get("lengths", {}).get("kind") == "uniform"]
+    assert rows
+    for d, row in rows:
+        t = row.traffic
+        assert t.isl.kind == "uniform" and t.isl.low < d["isl"] < t.isl.high and t.arrival == d["arrival"]
 
 
 def test_vanishing_rate_ttft_is_the_lone_prefill():
@@ -101,8 +116,8 @@ def test_queue_beyond_saturation_raises_ttft(section):
     by_setup: dict = {}
     for r in section.results:
         t = r.row.traffic
-        if r.row.metric == "ttft_ms" and r.row.stat == "mean":
-            key = (r.row.source, r.row.model, r.row.hw, t.isl, t.osl)
+        if r.row.metric == "ttft_ms" and r.row.stat == "mean" and t.rate_rps is not None:
+            key = (r.row.source, r.row.model, r.row.hw, r.row.runtime, r.row.scheduler, t.isl, t.osl)
             by_setup.setdefault(key, []).append((t.rate_rps, r.predicted))
     assert len(by_setup) >= 4
     for pts in by_setup.values():

@@ -28,7 +28,7 @@ MODEL_PRESET = {
     "nvidia/Llama-3.1-8B-Instruct-FP8": "Llama 3.1 8B", "meta-llama/Llama-3.1-70B": "Llama 3.1 70B",
     "meta-llama/Llama-3.1-70B-Instruct": "Llama 3.1 70B", "meta-llama/Llama-3.3-70B-Instruct": "Llama 3.1 70B",
     "nvidia/Llama-3.3-70B-Instruct-FP4": "Llama 3.1 70B", "nvidia/Llama-3.3-70B-Instruct-FP8": "Llama 3.1 70B",
-    "meta-llama/Llama-3.1-405B": "Llama 3.1 405B", "meta-llama/Llama-3.1-405B-Instruct": "Llama 3.1 405B",
+    "meta-llama/Llama-3.1-405B": "Llama 3.1 405B", "meta-llama/Llama-3.1-405B-Instruct": "Llama 3.1 405B", "meta-llama/Llama-3.1-405B-FP8": "Llama 3.1 405B",
     "nvidia/Llama-3.1-405B-Instruct-FP4": "Llama 3.1 405B", "meta-llama/Llama-2-7b-hf": "Llama 2 7B",
     "meta-llama/Llama-2-13b-hf": "Llama 2 13B", "meta-llama/Llama-2-70b-hf": "Llama 2 70B",
     "meta-llama/Llama-2-70b-chat-hf": "Llama 2 70B",

@@ -17,6 +17,7 @@ cannot be expressed.
 Length distributions: a dataset stated only by its mean lengths (ShareGPT) is a lognormal of the
 stated ``sigma`` clipped to ``low..high`` whose median is solved so that the clipped distribution
 has the published mean (:func:`lognormal_with_mean`); the approximation is named in each row's note.
+A client's random lengths within ±``range_ratio`` of the stated length are ``{"kind": "uniform"}``.
 """
 from __future__ import annotations
 
@@ -71,10 +72,15 @@ def lognormal_with_mean(mean: float, sigma: float, low: int, high: int) -> Lengt
 
 
 def lengths_of(d: dict, which: str) -> Lengths:
-    """The row's input (``isl``) or output (``osl``) length distribution."""
+    """The row's input (``isl``) or output (``osl``) length distribution: fixed, a clipped lognormal
+    of the published mean (``kind`` ``lognormal``), or uniform within ``range_ratio`` of the stated
+    length (``kind`` ``uniform``: a benchmark client's ±r random lengths, mean = the stated length)."""
     spec = d.get("lengths")
     if not spec:
         return Lengths.of(int(d[which]))
+    if spec.get("kind") == "uniform":
+        n, r = int(d[which]), float(spec["range_ratio"])
+        return Lengths("uniform", mean=n, low=max(1, round(n * (1 - r))), high=round(n * (1 + r)))
     return lognormal_with_mean(float(d[which]), float(spec["sigma"]), int(spec["low"]), int(spec["high"]))
 
 
