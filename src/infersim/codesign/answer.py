@@ -22,6 +22,19 @@ SHORT = {"pe_hbm_gb": "HBM GB", "bw_hbm_gbs": "HBM GB/s", "peak_tflops_f16": "TF
          "bw_intra_gbs": "intra GB/s", "bw_inter_gbs": "inter GB/s",
          "bw_intersip_gbs": "SiP GB/s"}
 UNITS_TEXT = "HBM per PE; link GB/s per PE per direction; TFLOPS dense bf16 per PE"
+
+
+def hardware_phrase(knobs: dict) -> str:
+    """A design's six knobs as a sentence a reader follows without the column names, e.g.
+    "96 GB HBM at 4,000 GB/s, 1,000 TFLOPS dense bf16, links 600/300/100 GB/s (intra-cube/inter-cube/
+    inter-SiP)"
+    (per PE; link bandwidth per direction); extra keys (topology overrides) are appended."""
+    g = lambda k: f"{knobs[k]:,.4g}"  # noqa: E731
+    text = (f"{g('pe_hbm_gb')} GB HBM at {g('bw_hbm_gbs')} GB/s, {g('peak_tflops_f16')} TFLOPS dense bf16, "
+            f"links {g('bw_intra_gbs')}/{g('bw_inter_gbs')}/{g('bw_intersip_gbs')} GB/s (intra-cube/inter-cube/"
+            f"inter-SiP)")
+    extra = [f"{k.replace('_', ' ')} {v}" for k, v in knobs.items() if k not in SHORT and v is not None]
+    return text + (f", {', '.join(extra)}" if extra else "")
 MIN_LEVER_GAIN = 0.005     # below +0.5% a lever is not worth naming
 COST_SCORE_TEXT = ("cost_score = the sum over the six knobs of knob / generic-SiP default (6.0 at the "
                    "defaults): a capability score per PE, not dollars (capex is in $)")
@@ -127,12 +140,12 @@ def answer_lines(ans: dict) -> tuple[str, str]:
     what limits it and the next lever (the largest of hardware and software), then the best lever
     of the other kind."""
     hw = ans["hardware"]
-    knobs = ", ".join(f"{SHORT[k]} {hw[k]:g}" for k in SHORT)
+    knobs = hardware_phrase({k: hw[k] for k in SHORT})
     size = f"{hw['pes_per_cube']}x{hw['cubes_per_sip']}x{hw['n_sips']}"
     mtok = f", {fmt_price(ans['usd_per_mtok'])}/M tok" if ans["usd_per_mtok"] is not None else ""
     pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
     label = "Answer (memory-first pick, not a search):" if ans["policy"] != "search" else "Answer:"
-    first = (f"{label} {knobs} ({size} PEs); {ans['parallelism']} on {pes}: "
+    first = (f"{label} {knobs}, {size} PEs; {ans['parallelism']} on {pes}: "
              f"{fmt_time(ans['latency_ms'] * 1e6)}, {ans['tokens_per_s']:,.0f} tok/s "
              f"({ans['tokens_per_s_per_pe']:,.1f}/PE); {fmt_usd(ans['system_cost_usd'])} capex, "
              f"{ans['system_power_w'] / 1e3:,.2f} kW, ${ans['tco_usd_per_h']:,.2f}/h{mtok}")

@@ -26,7 +26,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from infersim.codesign.answer import MIN_LEVER_GAIN, SHORT, fmt_price
+from infersim.codesign.answer import MIN_LEVER_GAIN, fmt_price, hardware_phrase
 from infersim.codesign.auto_hardware import HardwareCandidate, enumerate_hardware
 from infersim.codesign.disagg import PoolPair, codesign_pools
 from infersim.codesign.economics import Economics, pe_economics
@@ -406,7 +406,7 @@ def _pools(pp: PoolPair | None) -> dict | None:
 
 
 def _knob_text(hw: dict) -> str:
-    return ", ".join(f"{SHORT.get(k, k)} {v:g}" for k, v in hw.items() if v is not None)
+    return hardware_phrase(hw)
 
 
 def sla_answer_lines(ans: dict) -> tuple[str, str]:

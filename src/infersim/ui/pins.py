@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from infersim import HardwareSpec, ModelSpec, Parallelism, Workload, simulate
-from infersim.codesign.answer import SHORT
+from infersim.codesign.answer import hardware_phrase
 from infersim.codesign.economics import hardware_economics
 from infersim.presets.hardware_presets import HW_PRESETS
 from infersim.ui.inputs import EDITED, renamed
@@ -78,7 +78,7 @@ def from_sla_design(source: str, model: ModelSpec, base_hw: HardwareSpec, runtim
     hardware built on ``base_hw``, its deployment's decode step at the mean context, TTFT, TPOT,
     tokens/s and the deployment's capex (the co-design's own numbers)."""
     p = design.point
-    knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in design.hw.knobs().items())
+    knobs = hardware_phrase(design.hw.knobs())
     hw = design.hw.to_hardware(base_hw)
     if preset is not None:      # named for its edits (never a preset's bare name for an edited spec)
         hw = renamed(hw, preset)

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from infersim import InferSimError, simulate
-from infersim.codesign.answer import SHORT
+from infersim.codesign.answer import SHORT, hardware_phrase
 from infersim.codesign.grid import DEPTHS, MAX_CANDIDATES
 from infersim.codesign.types import TOPOLOGY_KNOBS
 from infersim.exports import Run, compute, dumps, to_export
@@ -188,7 +188,7 @@ def _pin(res: dict, score) -> None:
     base, run = res["hw"], res["run"]
     hw = renamed(score.hw.to_hardware(base), res["base_hw"])
     r = simulate(res["model"], hw, score.par, run.workload(), runtime=run.runtime)
-    knobs = ", ".join(f"{SHORT[k]} {v:g}" for k, v in score.hw.knobs().items())
+    knobs = hardware_phrase(score.hw.knobs())
     state.add_pin(pins.from_sim("Co-design", r, hw, res["base_hw"], capex_usd=score.system_cost_usd,
                                 label=f"Co-design: {score.par.describe()} on {knobs}"))
 
