@@ -26,3 +26,25 @@ def test_many_equals_one_by_one(ttft_ms, tpot_ms):
             ref = (None, None, "memory: not one sequence fits", False)
         assert (a.best, a.nearest_miss, a.limit, a.fits) == ref, hw.knobs()
     assert n_fit >= 8                       # the 8 GB candidates may hold nothing; the rest must
+
+
+def test_prepared_terms_are_kept_from_the_second_request():
+    """Second-hit admission: one-off rows (batch probes) are priced but not kept, so they never
+    evict the grid that every candidate of a capacity reuses; a kept entry is the same terms."""
+    import numpy as np
+
+    from infersim.serving import steps
+    from infersim.specs.parallel import Parallelism, ParArrays
+    from infersim.specs.workload import Workload
+
+    model, wl = PRESETS["Llama 3.1 8B"].model, Workload("decode", s_kv=1024, batch=7)
+    rows = ParArrays.from_configs([Parallelism(tp=2), Parallelism(tp=4)], wl).with_batch(np.array([7, 13]))
+    steps._TERMS.clear(), steps._SEEN.clear()
+    steps._TERMS_ROWS[0] = 0
+    first = steps.prepared_terms(model, GENERIC_SIP, rows, wl)
+    assert not steps._TERMS and len(steps._SEEN) == 1          # seen once: priced, not kept
+    second = steps.prepared_terms(model, GENERIC_SIP, rows, wl)
+    assert len(steps._TERMS) == 1 and not steps._SEEN and steps._TERMS_ROWS[0] == 2
+    assert steps.prepared_terms(model, GENERIC_SIP, rows, wl) is second      # kept from now on
+    for a, b in zip(first.ops, second.ops):
+        assert np.array_equal(a.f, b.f) and np.array_equal(a.m, b.m)

@@ -16,12 +16,17 @@ from infersim.specs.workload import Workload
 #: stage of the cost model, shared by hardware candidates that differ only in knobs (an SLA
 #: co-design sweep searches the same rows on every candidate).
 _TERMS: OrderedDict = OrderedDict()
-_TERMS_MAX_ROWS = 400_000       # rows kept over all entries (~0.5 KB of terms per row)
+_TERMS_MAX_ROWS = 250_000       # rows kept (~1.4 KB of terms per row): one HBM capacity's SLA grid, ~160k rows
 _TERMS_ROWS = [0]               # rows held now (kept as a count: summing per insert is quadratic)
+#: Keys asked for once: terms are kept from a key's second request on, so that one-off rows (an
+#: SLA search's batch probes) never evict the grid every candidate reuses.
+_SEEN: OrderedDict = OrderedDict()
+_SEEN_MAX = 1024
 
 
 def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> cost.Terms:
-    """``cost.prepare`` memoised on (model, hardware less its knobs, rows, workload)."""
+    """``cost.prepare`` memoised on (model, hardware less its knobs, rows, workload), from the
+    second request of a key on (second-hit admission: see :data:`_SEEN`)."""
     digest = hashlib.blake2b(digest_size=16)
     for f in FIELDS + ("batch",):
         col = getattr(rows, f)
@@ -30,7 +35,14 @@ def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> co
     if key in _TERMS:
         _TERMS.move_to_end(key)
         return _TERMS[key]
-    terms = _TERMS[key] = cost.prepare(model, hw, rows, wl)
+    terms = cost.prepare(model, hw, rows, wl)
+    if key not in _SEEN:
+        _SEEN[key] = None
+        while len(_SEEN) > _SEEN_MAX:
+            _SEEN.popitem(last=False)
+        return terms
+    del _SEEN[key]
+    _TERMS[key] = terms
     _TERMS_ROWS[0] += len(terms)
     while len(_TERMS) > 1 and _TERMS_ROWS[0] > _TERMS_MAX_ROWS:
         _TERMS_ROWS[0] -= len(_TERMS.popitem(last=False)[1])
