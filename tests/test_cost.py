@@ -290,3 +290,21 @@ def test_invalid_hardware_rejected():
         ideal_hw(bw_hbm_gbs=-1.0)
     with pytest.raises(InferSimError, match="valid choices: head, seq, hybrid"):
         Parallelism(kv_shard_mode="rows")
+
+
+def test_collective_time_is_the_per_level_minimum_summed():
+    """Comm.time_ns (all levels and algorithms in one broadcast) equals Σ_l min_a c/(B_l·eff) + k·α_l
+    written as loops, bit for bit, for scalar and (U, 1) bandwidths."""
+    import numpy as np
+
+    from infersim.cost import collectives as C
+
+    rng = np.random.default_rng(0)
+    alpha = [2500.0, 3000.0, 10000.0]
+    for a_n in (1, 3):
+        comm = C.Comm(rng.random((a_n, 3, 5)) * 1e6, rng.integers(0, 5, (a_n, 3, 5)).astype(float))
+        for bws in ([300.0, 100.0, 50.0], [rng.random((4, 1)) * 500 + 1 for _ in range(3)]):
+            loop = sum(np.min([comm.c[a, lv] / (np.asarray(bws[lv]) * 0.8) + comm.k[a, lv] * alpha[lv]
+                               for a in range(a_n)], axis=0) for lv in range(3))
+            got = comm.time_ns(bws, alpha, 0.8)
+            assert got.shape == np.shape(loop) and np.allclose(got, loop, rtol=1e-15, atol=0)

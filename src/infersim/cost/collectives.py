@@ -98,16 +98,18 @@ class Comm:
 
     def time_ns(self, bw_gbs, alpha_ns, link_eff: float) -> np.ndarray:
         """Σ_l min_a c/(B_l·eff) + k·α_l; ``bw_gbs`` and ``alpha_ns`` are 3-sequences whose items
-        broadcast against the config axis (scalars, or (U, 1) arrays over link-bandwidth sets)."""
-        t = 0.0
-        for lvl in range(N_LEVELS):
-            inv_bw = 1.0 / (np.asarray(bw_gbs[lvl], dtype=float) * link_eff)
-            best = None
-            for a in range(self.algorithms):
-                ta = self.c[a, lvl] * inv_bw + self.k[a, lvl] * alpha_ns[lvl]
-                best = ta if best is None else np.minimum(best, ta)
-            t = t + best
-        return t
+        broadcast against the config axis (scalars, or (U, 1) arrays over link-bandwidth sets).
+        All levels and algorithms in one broadcast ((A, 3, …, N) terms, min over A, sum over the
+        levels in order: the same floating-point operations as a loop over them)."""
+        inv = 1.0 / (np.stack(np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in bw_gbs])) * link_eff)
+        s = inv.shape[1:]                   # each level's bandwidth: () or (U, 1) against (N,)
+        pad = (1,) * (len(s) - 1)
+        shape = (self.algorithms, N_LEVELS) + pad + (self.c.shape[-1],)
+        c, k = self.c.reshape(shape), self.k.reshape(shape)
+        per_level = (1, N_LEVELS) + (s if s else (1,))
+        alpha = np.asarray(alpha_ns, dtype=float).reshape((1, N_LEVELS) + (1,) * max(len(s), 1))
+        t = c * inv.reshape(per_level) + k * alpha
+        return np.add.reduce(np.minimum.reduce(t, axis=0), axis=0)
 
 
 @dataclass
