@@ -113,13 +113,15 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
     return out
 
 
-def batch_rows(configs: ParArrays, bmax: np.ndarray) -> tuple[ParArrays, np.ndarray, np.ndarray]:
+def batch_rows(configs: ParArrays, bmax: np.ndarray, ends_only: bool = False
+               ) -> tuple[ParArrays, np.ndarray, np.ndarray]:
     """(config, batch) rows: b·dp for b = 1, 2, 4, … sequences per replica up to ``bmax``,
-    plus ``bmax`` itself; returns the rows, their batches and their config indices."""
+    plus ``bmax`` itself (``ends_only``: the two ends, one sequence per replica and ``bmax``);
+    returns the rows, their batches and their config indices."""
     idx, batches = [], []
     for i in np.flatnonzero(bmax >= configs.dp):
         dp, top = int(configs.dp[i]), int(bmax[i])
-        b = sorted({dp << k for k in range(int(math.log2(top // dp)) + 1)} | {top})
+        b = sorted({dp, top} if ends_only else {dp << k for k in range(int(math.log2(top // dp)) + 1)} | {top})
         idx.extend([i] * len(b))
         batches.extend(b)
     idx = np.asarray(idx, dtype=np.int64)
@@ -315,7 +317,8 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_on
     the interpolated crossing and the batch above it (one round when the guess is right),
     bisecting after a step that did not halve the bracket: exact, like plain bisection.
     ``best_only``: skip configs that cannot beat the best meeting row on tokens/s per PE (no
-    grid row of theirs, meeting or not, does: exact for the best, not for the frontier).
+    grid row of theirs, meeting or not, does: exact for the best, not for the frontier), and stop
+    refining one as soon as the tokens/s at its failing end no longer beats the best found.
     ``owner``: per config, the hardware candidate it belongs to (the searches of many candidates
     run as one: the best is then each candidate's own); ``evaluate(probe, configs)`` gets the
     config index of every probe row. Returns the new rows and their configs, or None."""
@@ -323,11 +326,11 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_on
     meets = _meets(res, ttft_ms, tpot_ms)
     lo, hi, v_lo, v_hi, row_of = _brackets(rows, cfg, bmax, res, ttft_ms, tpot_ms)
     has = lo > 0
-    if best_only and meets.any():
-        upper = np.zeros(len(lo))
+    own = np.zeros(len(lo), dtype=np.int64) if owner is None else np.asarray(owner)
+    upper = np.zeros(len(lo))                     # tokens/s per PE no batch below hi can beat
+    best = np.full(int(own.max()) + 1 if len(own) else 1, -np.inf)
+    if best_only:
         np.maximum.at(upper, cfg, res["tok_s_per_pe"])
-        own = np.zeros(len(lo), dtype=np.int64) if owner is None else owner
-        best = np.full(int(own.max()) + 1, -np.inf)
         np.maximum.at(best, own[cfg[meets]], res["tok_s_per_pe"][meets])
         has &= upper > best[own]
     bisect = np.zeros(len(lo), dtype=bool)
@@ -346,8 +349,12 @@ def _refine(evaluate, rows: ParArrays, cfg, bmax, res, ttft_ms, tpot_ms, best_on
             down = ~ok[sl] & (b < hi[a])
             lo[a[up]], v_lo[a[up]] = b[up], v[sl][up]
             hi[a[down]], v_hi[a[down]] = b[down], v[sl][down]
+            if best_only:        # each round's meeting probes raise the bound, failing ones lower the upper
+                np.maximum.at(best, own[a[ok[sl]]], r["tok_s_per_pe"][sl][ok[sl]])
+                upper[a[down]] = r["tok_s_per_pe"][sl][down]
         bisect[a] = 2 * (hi[a] - lo[a]) > width
-        active = a[hi[a] > lo[a] + 1]
+        keep = (upper[a] > best[own[a]]) if best_only else True
+        active = a[(hi[a] > lo[a] + 1) & keep]
     # configs whose best batch is not already one of their grid rows
     on_grid = np.zeros(len(lo), dtype=bool)
     on_grid[cfg[rows.batch // rows.dp == lo[cfg]]] = True

@@ -36,7 +36,7 @@ from infersim.serving.sla import (
 )
 from infersim.specs.hardware import KNOBS, HardwareSpec
 from infersim.specs.model import ModelSpec
-from infersim.specs.parallel import ParArrays, concat
+from infersim.specs.parallel import FIELDS, ParArrays, concat, field_code
 
 #: Most (candidate × probe row) cells priced in one evaluation of the refinement (bounds memory).
 CELLS_PER_CHUNK = 400_000
@@ -65,8 +65,10 @@ def _pick(res: dict, h, cols=None) -> dict:
 
 
 def _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap):
-    """Per candidate (rows, config of each row, bmax of each row, result) of its batch grid, or
-    None where not one sequence fits; one evaluation per HBM capacity."""
+    """Per candidate (rows, config of each row, bmax of each row, result, bmax per config) of its
+    bracket grid — each config at one sequence per replica and at its most (``bmax``): the
+    refinement finds the largest batch meeting the SLA between them — or None where not one
+    sequence fits; one evaluation per HBM capacity. Returns them with the serving space."""
     configs = serving_space(model, hws[0], request, True)
     by_cap: dict[float, list[int]] = {}
     for j, hw in enumerate(hws):
@@ -74,15 +76,15 @@ def _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap):
     out: list = [None] * len(hws)
     for js in by_cap.values():
         bmax = max_batch(model, hws[js[0]], configs, request, batch_cap, rt)
-        rows, batches, cfg = batch_rows(configs, bmax)
+        rows, batches, cfg = batch_rows(configs, bmax, ends_only=True)
         if not len(rows):
             continue
         rows = _with_default_microbatches(rows.with_batch(batches))
         res = evaluate_serving(model, hws[js[0]], rows, rows.batch, request, rt, batching, chunk_tokens,
                                knobs=_knobs([hws[j] for j in js]))
         for n, j in enumerate(js):
-            out[j] = (rows, cfg, bmax[cfg], _pick(res, n))
-    return out, len(configs)
+            out[j] = (rows, cfg, bmax[cfg], _pick(res, n), bmax)
+    return out, configs
 
 
 def _concat_res(parts: list[dict]) -> dict:
@@ -113,7 +115,8 @@ def _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens):
 
 def _topology(model, hws, request, ttft_ms, tpot_ms, rt, batching, chunk_tokens, batch_cap):
     """The answers of candidates that share one topology (see the module docstring)."""
-    grids, n_cfg = _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap)
+    grids, configs = _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap)
+    n_cfg = len(configs)
     live = [j for j, g in enumerate(grids) if g is not None]
     answers: list = [CandidateAnswer(None, None, "memory: not one sequence fits", False)] * len(hws)
     if not live:
@@ -132,13 +135,46 @@ def _topology(model, hws, request, ttft_ms, tpot_ms, rt, batching, chunk_tokens,
         rows, res = concat([rows, more_rows]), _concat_res([res, evaluate(more_rows, more_cfg)])
         cfg = np.concatenate([cfg, more_cfg])
     member = owner[cfg]
+    picks = {}
     for k, j in enumerate(live):
-        idx = np.flatnonzero(member == k)          # its grid rows, then its refined rows: sla_search's order
-        r_rows, r_res = rows.take(idx), {n: v[idx] for n, v in res.items()}
-        best, miss = best_or_miss(r_rows, r_res, ttft_ms, tpot_ms, "tok_s_per_pe")
-        limit = _limit_of(r_rows, r_res, best, ttft_ms, tpot_ms, batch_cap) if best else ""
-        answers[j] = CandidateAnswer(best, miss, limit)
+        idx = np.flatnonzero(member == k)          # its bracket rows, then its refined rows
+        picks[k] = best_or_miss(rows.take(idx), {n: v[idx] for n, v in res.items()}, ttft_ms, tpot_ms,
+                                "tok_s_per_pe")
+    limits = _limits(evaluate, configs, [grids[j][4] for j in live], picks, ttft_ms, tpot_ms, batch_cap)
+    for k, j in enumerate(live):
+        answers[j] = CandidateAnswer(*picks[k], limits.get(k, ""))
     return answers
+
+
+def _config_index(configs: ParArrays, par) -> int:
+    """The serving-space index of ``par`` (micro-batches aside: the rows carry their default)."""
+    same = np.ones(len(configs), dtype=bool)
+    for f in FIELDS:
+        if f != "microbatches":
+            same &= getattr(configs, f) == field_code(par, f)
+    return int(np.flatnonzero(same)[0])
+
+
+def _limits(evaluate, configs: ParArrays, bmaxes, picks: dict, ttft_ms, tpot_ms, batch_cap) -> dict:
+    """What stops each candidate's best from serving more sequences (:func:`_limit_of` on the
+    batch ladder 1, 2, 4, … of its best config, as ``sla_search`` states it), the ladders of every
+    candidate priced in one evaluation with their own knobs."""
+    n_cfg, parts = len(configs), []
+    for k, (best, _) in picks.items():
+        if best is not None:
+            c = _config_index(configs, best.par)
+            ladder, batches, _ = batch_rows(configs.take([c]), bmaxes[k][[c]])
+            parts.append((k, _with_default_microbatches(ladder.with_batch(batches)), k * n_cfg + c))
+    if not parts:
+        return {}
+    probe = concat([p[1] for p in parts])
+    cfgs = np.concatenate([np.full(len(p[1]), p[2]) for p in parts])
+    res, out, at = evaluate(probe, cfgs), {}, 0
+    for k, ladder, _ in parts:
+        sel = slice(at, at + len(ladder))
+        out[k] = _limit_of(ladder, {n: v[sel] for n, v in res.items()}, picks[k][0], ttft_ms, tpot_ms, batch_cap)
+        at += len(ladder)
+    return out
 
 
 def sla_search_many(model: ModelSpec, hws: list[HardwareSpec], request: Request, ttft_ms: float | None = None,
