@@ -42,6 +42,10 @@ MODEL_PRESET = {
     "amd/Llama-3.1-70B-Instruct-FP8-KV": "Llama 3.1 70B", "amd/Llama-3.1-405B-Instruct-FP8-KV": "Llama 3.1 405B",
     "amd/Llama-3.1-8B-Instruct-FP8-KV": "Llama 3.1 8B", "nvidia/DeepSeek-R1-0528-NVFP4": "DeepSeek-V3",
     "openai/gpt-oss-120b": "gpt-oss-120b", "openai/gpt-oss-20b": "gpt-oss-20b",
+    "lmsys/vicuna-7b-v1.5": "Llama 2 7B", "lmsys/vicuna-13b-v1.5": "Llama 2 13B",
+    "meta-llama/Llama-2-7b-chat-hf": "Llama 2 7B", "meta-llama/Llama-2-13b-chat-hf": "Llama 2 13B",
+    "TheBloke/Llama-2-13B-chat-GPTQ": "Llama 2 13B", "meta-llama/Meta-Llama-3-8B-Instruct": "Llama 3.1 8B",
+    "neuralmagic/Meta-Llama-3-8B-Instruct-FP8": "Llama 3.1 8B", "codellama/CodeLlama-7b-hf": "Llama 2 7B",
 }
 #: (GPU as published, nodes) -> hardware preset: one node is the 8-GPU platform.
 GPU_PRESET = {
@@ -56,10 +60,13 @@ GPU_PRESET = {
 #: (weights, KV cache) dtypes -> infersim dtype code (activations follow the weights' GEMM path).
 DTYPE_CODE = {("bf16", "bf16"): "16", ("fp16", "fp16"): "16", ("fp8", "fp8"): "fp8", ("fp8", "bf16"): "fp8kv16",
               ("bf16", "fp8"): "16kv8", ("fp4", "fp8"): "fp4", ("int4", "bf16"): "int4wo", ("int4", "fp8"): "int4kv8",
-              ("int8", "bf16"): "int8wo"}
+              ("int8", "bf16"): "int8wo", ("int4", "fp16"): "int4wo",
+              ("int8", "fp16"): "int8wo"}
 #: engine name prefix -> runtime profile.
 ENGINE_RUNTIME = (("tensorrt-llm", "trtllm"), ("trt-llm", "trtllm"), ("nim", "trtllm"), ("vllm", "vllm"), ("rocm/vllm", "vllm"),
-                  ("sglang", "sglang"), ("transformers", "eager"), ("gpt-fast", "cuda-graphs"))
+                  ("sglang", "sglang"), ("transformers", "eager"), ("gpt-fast", "cuda-graphs"),
+                  ("autoawq", "python-fused"), ("tinychat", "python-fused"),
+                  ("llama.cpp 2024-01", "cpp-nographs"))
 
 
 def runtime_of_engine(engine: str) -> str:
