@@ -46,6 +46,9 @@ MODEL_PRESET = {
     "meta-llama/Llama-2-7b-chat-hf": "Llama 2 7B", "meta-llama/Llama-2-13b-chat-hf": "Llama 2 13B",
     "TheBloke/Llama-2-13B-chat-GPTQ": "Llama 2 13B", "meta-llama/Meta-Llama-3-8B-Instruct": "Llama 3.1 8B",
     "neuralmagic/Meta-Llama-3-8B-Instruct-FP8": "Llama 3.1 8B", "codellama/CodeLlama-7b-hf": "Llama 2 7B",
+    "Qwen/Qwen2.5-7B-Instruct": "Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8": "Qwen2.5-7B-Instruct",
+    "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": "Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int8": "Qwen2.5 72B",
+    "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4": "Qwen2.5 72B", "Qwen/Qwen2.5-72B-Instruct-AWQ": "Qwen2.5 72B",
 }
 #: (GPU as published, nodes) -> hardware preset: one node is the 8-GPU platform.
 GPU_PRESET = {
