@@ -11,7 +11,8 @@ published (unit conversions only, said in ``note``).
 (a re-quantised or instruct checkpoint has its base model's shapes), the GPU and node count onto a
 hardware preset, the dtypes onto a dtype code, the engine onto a runtime profile. A line
 infersim cannot express (no preset for the part or the model, a metric it does not predict) is
-kept and reported as excluded, with the reason, never silently dropped.
+kept and reported as excluded, with the reason, never silently dropped; so is a line whose
+``exclude`` field gives a reason (a published number whose kernel path infersim does not model).
 """
 from __future__ import annotations
 
@@ -111,6 +112,8 @@ def setup_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
 
 
 def _row_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
+    if d.get("exclude"):
+        return d["exclude"]
     if (why := setup_reason(d, presets, hardware)):
         return why
     if d["batching"] == "static" and (int(d["batch_or_concurrency"]) < 1 or int(d["osl"]) < 1):
