@@ -11,7 +11,8 @@ published (unit conversions only, said in ``note``).
 (a re-quantised or instruct checkpoint has its base model's shapes), the GPU and node count onto a
 hardware preset, the dtypes onto a dtype code, the engine onto a runtime profile. A line
 infersim cannot express (no preset for the part or the model, a metric it does not predict) is
-kept and reported as excluded, with the reason, never silently dropped.
+kept and reported as excluded, with the reason, never silently dropped; so is a line whose
+``exclude`` field gives a reason (a published number whose kernel path infersim does not model).
 """
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ MODEL_PRESET = {
     "amd/Llama-3.1-70B-Instruct-FP8-KV": "Llama 3.1 70B", "amd/Llama-3.1-405B-Instruct-FP8-KV": "Llama 3.1 405B",
     "amd/Llama-3.1-8B-Instruct-FP8-KV": "Llama 3.1 8B", "nvidia/DeepSeek-R1-0528-NVFP4": "DeepSeek-V3",
     "openai/gpt-oss-120b": "gpt-oss-120b", "openai/gpt-oss-20b": "gpt-oss-20b",
+    "lmsys/vicuna-7b-v1.5": "Llama 2 7B", "lmsys/vicuna-13b-v1.5": "Llama 2 13B",
+    "meta-llama/Llama-2-7b-chat-hf": "Llama 2 7B", "meta-llama/Llama-2-13b-chat-hf": "Llama 2 13B",
+    "TheBloke/Llama-2-13B-chat-GPTQ": "Llama 2 13B", "meta-llama/Meta-Llama-3-8B-Instruct": "Llama 3.1 8B",
+    "neuralmagic/Meta-Llama-3-8B-Instruct-FP8": "Llama 3.1 8B", "codellama/CodeLlama-7b-hf": "Llama 2 7B",
+    "Qwen/Qwen2.5-7B-Instruct": "Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8": "Qwen2.5-7B-Instruct",
+    "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": "Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int8": "Qwen2.5 72B",
+    "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4": "Qwen2.5 72B", "Qwen/Qwen2.5-72B-Instruct-AWQ": "Qwen2.5 72B",
 }
 #: (GPU as published, nodes) -> hardware preset: one node is the 8-GPU platform.
 GPU_PRESET = {
@@ -56,10 +64,13 @@ GPU_PRESET = {
 #: (weights, KV cache) dtypes -> infersim dtype code (activations follow the weights' GEMM path).
 DTYPE_CODE = {("bf16", "bf16"): "16", ("fp16", "fp16"): "16", ("fp8", "fp8"): "fp8", ("fp8", "bf16"): "fp8kv16",
               ("bf16", "fp8"): "16kv8", ("fp4", "fp8"): "fp4", ("int4", "bf16"): "int4wo", ("int4", "fp8"): "int4kv8",
-              ("int8", "bf16"): "int8wo"}
+              ("int8", "bf16"): "int8wo", ("int4", "fp16"): "int4wo",
+              ("int8", "fp16"): "int8wo"}
 #: engine name prefix -> runtime profile.
 ENGINE_RUNTIME = (("tensorrt-llm", "trtllm"), ("trt-llm", "trtllm"), ("nim", "trtllm"), ("vllm", "vllm"), ("rocm/vllm", "vllm"),
-                  ("sglang", "sglang"), ("transformers", "eager"), ("gpt-fast", "cuda-graphs"))
+                  ("sglang", "sglang"), ("transformers", "eager"), ("gpt-fast", "cuda-graphs"),
+                  ("autoawq", "python-fused"), ("tinychat", "python-fused"),
+                  ("llama.cpp 2024-01", "cpp-nographs"))
 
 
 def runtime_of_engine(engine: str) -> str:
@@ -101,6 +112,8 @@ def setup_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
 
 
 def _row_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
+    if d.get("exclude"):
+        return d["exclude"]
     if (why := setup_reason(d, presets, hardware)):
         return why
     if d["batching"] == "static" and (int(d["batch_or_concurrency"]) < 1 or int(d["osl"]) < 1):
