@@ -43,6 +43,9 @@ MODEL_PRESET = {
     "amd/Llama-3.1-8B-Instruct-FP8-KV": "Llama 3.1 8B", "nvidia/DeepSeek-R1-0528-NVFP4": "DeepSeek-V3",
     "openai/gpt-oss-120b": "gpt-oss-120b", "openai/gpt-oss-20b": "gpt-oss-20b",
 }
+# checkpoints added with the gpustack performance-lab sources (same shapes as their base model)
+MODEL_PRESET.update({"Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen3-235B-A22B",
+                     "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen3-235B-A22B"})
 #: (GPU as published, nodes) -> hardware preset: one node is the 8-GPU platform.
 GPU_PRESET = {
     ("H100-SXM-80GB", 1): "H100-SXM x8", ("H100-SXM-80GB", 2): "H100-SXM 2x8 (IB)",
