@@ -25,16 +25,18 @@ UNITS_TEXT = "HBM per PE; link GB/s per PE per direction; TFLOPS dense bf16 per 
 
 
 def hardware_phrase(knobs: dict) -> str:
-    """A design's six knobs as a sentence a reader follows without the column names, e.g.
-    "96 GB HBM at 4,000 GB/s, 1,000 TFLOPS dense bf16, links 600/300/100 GB/s (intra-cube/inter-cube/
-    inter-SiP)"
-    (per PE; link bandwidth per direction); extra keys (topology overrides) are appended."""
-    g = lambda k: f"{knobs[k]:,.4g}"  # noqa: E731
-    text = (f"{g('pe_hbm_gb')} GB HBM at {g('bw_hbm_gbs')} GB/s, {g('peak_tflops_f16')} TFLOPS dense bf16, "
-            f"links {g('bw_intra_gbs')}/{g('bw_inter_gbs')}/{g('bw_intersip_gbs')} GB/s (intra-cube/inter-cube/"
-            f"inter-SiP)")
-    extra = [f"{k.replace('_', ' ')} {v}" for k, v in knobs.items() if k not in SHORT and v is not None]
+    """A design's six knobs in words with units, one phrase for every front end: ``HBM 96 GB at
+    4,000 GB/s, fp16 1,000 TFLOPS, links 600 / 200 / 50 GB/s (intra-cube / inter-cube /
+    inter-SiP)`` (per PE; link bandwidth per direction; dense fp16/bf16); other keys (topology
+    overrides) are appended."""
+    k = knobs
+    text = (f"HBM {k['pe_hbm_gb']:,g} GB at {k['bw_hbm_gbs']:,g} GB/s, fp16 {k['peak_tflops_f16']:,g} TFLOPS, "
+            f"links {k['bw_intra_gbs']:,g} / {k['bw_inter_gbs']:,g} / {k['bw_intersip_gbs']:,g} GB/s "
+            "(intra-cube / inter-cube / inter-SiP)")
+    extra = [f"{n.replace('_', ' ')} {v}" for n, v in k.items() if n not in SHORT and v is not None]
     return text + (f", {', '.join(extra)}" if extra else "")
+
+
 MIN_LEVER_GAIN = 0.005     # below +0.5% a lever is not worth naming
 COST_SCORE_TEXT = ("cost_score = the sum over the six knobs of knob / generic-SiP default (6.0 at the "
                    "defaults): a capability score per PE, not dollars (capex is in $)")

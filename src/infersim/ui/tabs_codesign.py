@@ -81,9 +81,8 @@ def _run(inp: Inputs, depth: str, objective: str, design: str, grid: dict, card,
 # ----- the card -----------------------------------------------------------------------------------
 def _hw_text(ans: dict) -> str:
     hw = ans["hardware"]
-    return (f"HBM {hw['pe_hbm_gb']:g} GB at {hw['bw_hbm_gbs']:,g} GB/s, {hw['peak_tflops_f16']:,g} TFLOPS, "
-            f"links {hw['bw_intra_gbs']:g}/{hw['bw_inter_gbs']:g}/{hw['bw_intersip_gbs']:g} GB/s per PE "
-            f"(intra/inter/SiP), {hw['pes_per_cube']}×{hw['cubes_per_sip']}×{hw['n_sips']} PEs")
+    return (f"{hardware_phrase({k: hw[k] for k in SHORT})}, "
+            f"{hw['pes_per_cube']}×{hw['cubes_per_sip']}×{hw['n_sips']} PEs")
 
 
 def fmt_objective(objective: str, value: float) -> str:

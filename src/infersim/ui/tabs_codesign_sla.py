@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from infersim import InferSimError
-from infersim.codesign.answer import fmt_price
+from infersim.codesign.answer import fmt_price, hardware_phrase
 from infersim.codesign.grid import DEPTHS
 from infersim.codesign.sla import SLA_OBJECTIVES
 from infersim.codesign.types import TOPOLOGY_KNOBS
@@ -108,10 +108,7 @@ def _limits(r) -> str:
 def hardware_words(hw) -> str:
     """A candidate's knobs in words with units: ``HBM 96 GB at 4,000 GB/s, fp16 1,000 TFLOPS, links
     600 / 200 / 50 GB/s (intra-cube / inter-cube / inter-SiP)``."""
-    k = hw.knobs()
-    return (f"HBM {k['pe_hbm_gb']:,g} GB at {k['bw_hbm_gbs']:,g} GB/s, fp16 {k['peak_tflops_f16']:,g} TFLOPS, "
-            f"links {k['bw_intra_gbs']:,g} / {k['bw_inter_gbs']:,g} / {k['bw_intersip_gbs']:,g} GB/s "
-            "(intra-cube / inter-cube / inter-SiP)")
+    return hardware_phrase(hw.knobs())
 
 
 def headline_text(r, answer0: str) -> str:
