@@ -128,7 +128,7 @@ def test_codesign_sla_export_is_the_library_answer(llama8b):
     out = compute(job)
     ref = codesign_sla(llama8b, Request(1024, 256), tpot_ms=20, depth="custom",
                        custom={"bw_hbm_gbs": [3350.0, 6700.0]}, base_hw=H100)
-    assert out.answer == list(sla_answer_lines(ref.answer())) and out.answer[0].startswith("Answer: ") and " GB HBM at " in out.answer[0]
+    assert out.answer == list(sla_answer_lines(ref.answer())) and out.answer[0].startswith("Answer: ") and out.answer[0].startswith("Answer: HBM ") and " GB at " in out.answer[0]
     d = json.loads(dumps(to_export(job, out)))
     assert d["kind"] == "codesign_sla" and d["ttft_ms"] is None and d["grid"] == {"bw_hbm_gbs": [3350.0, 6700.0]}
     res = d["result"]
