@@ -52,7 +52,7 @@ from infersim.specs.hardware import KNOBS, HardwareSpec
 from infersim.specs.model import ModelSpec
 
 #: Hardware candidates searched together (progress is reported per chunk; bounds memory).
-CHUNK = 16
+CHUNK = 8
 
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),

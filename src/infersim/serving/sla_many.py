@@ -39,7 +39,7 @@ from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import FIELDS, ParArrays, concat, field_code
 
 #: Most (candidate × probe row) cells priced in one evaluation of the refinement (bounds memory).
-CELLS_PER_CHUNK = 400_000
+CELLS_PER_CHUNK = 100_000
 
 
 @dataclass(frozen=True)
