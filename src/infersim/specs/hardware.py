@@ -272,8 +272,9 @@ class HardwareSpec:
 
     def without_knobs(self) -> "HardwareSpec":
         """This spec with its six knobs at 1: all that the knob-free stage of the cost model (the
-        parallelism space, ``cost.prepare``) depends on, so a cache key for that stage."""
-        return replace(self, **{k: 1.0 for k in KNOBS})
+        parallelism space, ``cost.prepare``) depends on, so a cache key for that stage (memoised:
+        a sweep asks for it once per step it prices, and building a spec re-validates it)."""
+        return _knob_free(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -348,6 +349,11 @@ def _check_eff_table(name: str, table) -> None:
     require(all(x > 0 for x in xs) and xs == sorted(xs) and len(set(xs)) == len(xs),
             f"{name} sizes must be positive and strictly increasing")
     require(all(0 < float(e) <= 1 for _, e in table), f"{name} efficiencies must be in (0, 1]")
+
+
+@lru_cache(maxsize=1024)
+def _knob_free(hw: HardwareSpec) -> HardwareSpec:
+    return replace(hw, **{k: 1.0 for k in KNOBS})
 
 
 @lru_cache(maxsize=256)
