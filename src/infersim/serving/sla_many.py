@@ -5,11 +5,15 @@ candidates gives the same answer as :func:`sla_search_many` on all H, which shar
 
 * candidates of one topology (they differ only in the six knobs) share the serving space and
   every prepared step (the knob-free stage of the cost model, :mod:`infersim.serving.steps`);
-* candidates of one HBM capacity share the (config, batch) grid — the batches that fit depend on
-  the capacity alone — and price it in one evaluation with the knobs as ``(H, 1)`` arrays;
+* candidates of one HBM capacity share the batch brackets — every config at one sequence per
+  replica and at the most that fit (which depends on the capacity alone), not ``sla_search``'s
+  ladder 1, 2, 4, … — and price them in one evaluation with the knobs as ``(H, 1)`` arrays;
 * the batch refinement of every (candidate, config) pair runs as one search over all of them
   (:func:`infersim.serving.sla._refine` with an ``owner`` per config): each round's probes of all
-  candidates are one evaluation, each candidate keeping its own best for the pruning bound.
+  candidates are one evaluation, each candidate keeping its own best for the pruning bound, and a
+  config leaves the search once the tokens/s at its failing end cannot beat that best;
+* the ladder is priced only for each candidate's best config, for the sentence naming what stops
+  a larger batch (the next ladder batch above the best, as ``sla_search`` states it).
 
 May import: what :mod:`infersim.serving` may.
 """

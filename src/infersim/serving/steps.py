@@ -16,7 +16,7 @@ from infersim.specs.workload import Workload
 #: stage of the cost model, shared by hardware candidates that differ only in knobs (an SLA
 #: co-design sweep searches the same rows on every candidate).
 _TERMS: OrderedDict = OrderedDict()
-_TERMS_MAX_ROWS = 250_000       # rows kept (~1.4 KB of terms per row): one HBM capacity's SLA grid, ~160k rows
+_TERMS_MAX_ROWS = 250_000       # rows kept (~1.4 KB of terms per row): an SLA co-design's brackets of several capacities
 _TERMS_ROWS = [0]               # rows held now (kept as a count: summing per insert is quadratic)
 #: Keys asked for once: terms are kept from a key's second request on, so that one-off rows (an
 #: SLA search's batch probes) never evict the grid every candidate reuses.
