@@ -522,3 +522,29 @@ def test_invalid_sidebar_value_keeps_the_last_good_results(app):
     assert any("upload a hardware file" in e for e in errors(app))
     assert any("A sidebar value is invalid" in x.value for x in app.warning)
     assert card_text(app, "Simulate").split("\n")[0] == before.split("\n")[0]
+
+
+def test_serving_traffic_section_answers_like_simulate_traffic():
+    """Issue 21: under the Serving answer, the best deployment served at a request rate — the
+    same numbers as simulate_traffic, answer first, then the CDF and the queue/KV timeline."""
+    from infersim.serving import Request, Traffic, simulate_traffic, sla_search
+    from infersim.serving.answer import traffic_lines
+
+    at = new_app(model="Llama 3.1 8B", hw="H100-SXM x8")
+    open_tab(at, "Serving")
+    assert not at.exception and not errors(at)
+    at.get_by_key("tr_rate").set_value(4.0)
+    at.get_by_key("tr_n").set_value(500)
+    at.get_by_key("btn_tr_run").click()
+    at.run()
+    assert not at.exception and not errors(at)
+    ref = sla_search(L8B, H100, Request(2048, 512), ttft_ms=2000, tpot_ms=50)
+    tr = simulate_traffic(L8B, H100, ref.best.par, Traffic(rate_rps=4.0, n_requests=500, isl=2048, osl=512))
+    box = at.get_by_key("tr_box")
+    text = "\n".join(e.value for e in box.get("markdown"))
+    head = traffic_lines(tr)[0]
+    assert f"**Under traffic:** {head}" in text and "p99 TTFT" in head and "at 4 req/s (poisson)" in head
+    figs = charts(at)
+    cdf = figs["Latency of 500 requests at 4 req/s (poisson)"]
+    assert len(cdf["data"]) == 2 and "Queue, batch and KV cache over time" in figs
+    assert any(s.get("line", {}).get("dash") == "dash" for s in cdf["layout"]["shapes"])     # the SLO lines

@@ -520,3 +520,57 @@ def sla_sensitivity(res) -> "go.Figure":
                       yaxis=dict(automargin=True), barmode="group", height=180 + 45 * len(rows),
                       margin=dict(l=10, r=40, t=50, b=40), legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+def traffic_cdf(r, ttft_ms: float | None = None, tpot_ms: float | None = None) -> "go.Figure":
+    """TTFT and TPOT of every request of a :class:`~infersim.serving.load.TrafficResult` as
+    cumulative distributions (share of requests at or below each latency), the SLO limits as
+    dashed lines: where a curve crosses its line is the share of requests meeting it."""
+    from plotly.subplots import make_subplots
+
+    go = _go()
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("time to first token", "time per output token"))
+    for col, (metric, limit) in enumerate((("ttft", ttft_ms), ("tpot", tpot_ms)), start=1):
+        v = np.sort(r.values_ms(metric))
+        share = np.arange(1, len(v) + 1) / max(len(v), 1) * 100
+        fig.add_trace(go.Scatter(x=v, y=share, mode="lines", name=metric.upper(), showlegend=False,
+                                 hovertemplate=f"{metric.upper()} ≤ %{{x:,.1f}} ms: %{{y:.1f}}% of requests<extra></extra>"),
+                      row=1, col=col)
+        if limit:
+            fig.add_vline(x=limit, line_dash="dash", line_color="#d62728", row=1, col=col,
+                          annotation_text=f"SLO {limit:g} ms", annotation_position="bottom right")
+        fig.update_xaxes(title_text=f"{metric.upper()} (ms)", row=1, col=col)
+    fig.update_yaxes(title_text="requests at or below (%)", range=[0, 101], row=1, col=1)
+    fig.update_layout(title=f"Latency of {r.n:,} requests at {_rate_text(r.traffic)}", height=340,
+                      margin=dict(l=10, r=10, t=60, b=40))
+    return fig
+
+
+def traffic_timeline(r) -> "go.Figure":
+    """Requests waiting and running, and the KV cache's occupancy, over the simulated time (the
+    first replica: replicas see the same traffic, round-robin)."""
+    from plotly.subplots import make_subplots
+
+    go = _go()
+    tl = r.timeline
+    one = tl["replica"] == 0
+    t = tl["t_ns"][one] * 1e-9
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    for key, name in (("waiting", "waiting (queue)"), ("running", "running (in the batch)")):
+        fig.add_trace(go.Scatter(x=t, y=tl[key][one], mode="lines", name=name, line_shape="hv",
+                                 hovertemplate=f"{name}: %{{y:,.0f}} at %{{x:.1f}} s<extra></extra>"))
+    occ = tl["kv_tokens"][one] / max(r.kv_capacity_tokens, 1) * 100
+    fig.add_trace(go.Scatter(x=t, y=occ, mode="lines", name="KV cache used (%)", line=dict(dash="dot"),
+                             hovertemplate="KV cache %{y:.0f}% at %{x:.1f} s<extra></extra>"), secondary_y=True)
+    fig.update_xaxes(title_text="time (s)")
+    fig.update_yaxes(title_text="requests per replica", secondary_y=False)
+    fig.update_yaxes(title_text="KV cache used (%)", range=[0, 105], secondary_y=True)
+    fig.update_layout(title="Queue, batch and KV cache over time", height=340, margin=dict(l=10, r=10, t=60, b=40),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def _rate_text(tr) -> str:
+    if tr.rate_rps:
+        return f"{tr.rate_rps:g} req/s ({tr.arrival})"
+    return f"{tr.concurrency} concurrent clients" if tr.arrival == "concurrency" else "the trace's rate"

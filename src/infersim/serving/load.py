@@ -185,6 +185,15 @@ class TrafficResult:
         from infersim.report.frames import to_parquet
         return to_parquet(self.to_pandas("requests"), path)
 
+    def plot(self, kind: str = "cdf", ttft_ms: float | None = None, tpot_ms: float | None = None):
+        """``cdf`` (TTFT and TPOT distributions with the SLO lines) or ``timeline`` (queue, batch
+        and KV cache over time) as a Plotly figure."""
+        from infersim.errors import choice
+        from infersim.report import plots
+
+        choice("kind", kind, ("cdf", "timeline"))
+        return plots.traffic_cdf(self, ttft_ms, tpot_ms) if kind == "cdf" else plots.traffic_timeline(self)
+
 
 def _merge(sims: list, dp: int, reqs) -> dict:
     """Per-request arrays in the traffic's order from the replicas' lists."""

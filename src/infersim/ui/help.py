@@ -107,6 +107,12 @@ HELP: dict[str, str] = {
     "osl": "Mean output tokens per request.",
     "prefix_hit": "Fraction of the prompt already in a prefix cache (its KV is not recomputed), 0–0.99.",
     "ttft_ms": "Time-to-first-token limit in ms (0 = no limit).",
+    "tr_rate": "Requests per second arriving at the deployment (open loop: they arrive whether or not "
+               "earlier ones are done). The default is 80% of the deployment's steady-state saturation.",
+    "tr_arrival": "poisson: independent arrivals at the rate; gamma: bursty arrivals whose gaps have the "
+                  "coefficient of variation below (CV 1 is Poisson, larger is burstier).",
+    "tr_cv": "Coefficient of variation of the gaps between arrivals (gamma arrivals only).",
+    "tr_n": "Requests simulated (all of the SLA search's request shape); percentiles need a few thousand.",
     "tpot_ms": "Time-per-output-token limit in ms (0 = no limit); 1000 / TPOT is each user's tokens/s.",
     "sv_objective": "What the SLA search maximises among deployments that meet the SLA: tok_s_per_pe "
                     "(tokens/s per PE), tok_s (tokens/s of the deployment) or tok_s_per_user.",

@@ -15,7 +15,7 @@ from infersim.report.fmt import fmt_ms, fmt_rate, fmt_time
 from infersim.report.labels import label
 from infersim.serving import BATCHING, DEFAULT_CHUNK_TOKENS
 from infersim.serving.sla import DEFAULT_BATCH_CAP, OBJECTIVES
-from infersim.ui import pins, state
+from infersim.ui import pins, serving_traffic, state
 from infersim.ui import widgets as w
 from infersim.ui.inputs import Inputs
 
@@ -187,5 +187,6 @@ def render(inp: Inputs) -> None:
         return
     res, note = shown
     _card(card, res, note)
+    serving_traffic.render(res)
     _details(res)
     w.scroll_into_view(TAB)
