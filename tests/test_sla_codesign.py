@@ -10,7 +10,7 @@ from infersim import InferSimError
 from infersim.auto_hardware import joint_explore
 from infersim.cli import main
 from infersim.codesign.economics import hardware_economics
-from infersim.codesign.sla import SLA_OBJECTIVES, codesign_sla
+from infersim.codesign.sla import SLA_OBJECTIVES, codesign_sla, sla_answer_lines
 from infersim.hardware_presets import get_hardware
 from infersim.model_presets import get_model
 from infersim.serving import Request
@@ -176,3 +176,39 @@ def test_a_bad_executor_is_one_line():
             return f
     with pytest.raises(InferSimError, match="not the 6 answers of answer_chunk"):
         codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, executor=Wrong())
+
+
+def test_a_target_rate_ranks_the_fleets_by_their_dollars():
+    """Issue 21: with rate_rps each design states the whole replicas that serve the rate at the
+    SLA (⌈rate·osl / tok_s⌉, by hand) and their $/h; rate_per_usd ranks by the fewest dollars,
+    which differs from tok/$ where a faster part needs a whole extra replica."""
+    res = codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, objective="rate_per_usd",
+                       rate_rps=50.0)
+    for d in res.designs:
+        n = math.ceil(50.0 * REQ.osl / d.point.tok_s)
+        assert d.replicas_for_rate == n and d.usd_per_h_for_rate == pytest.approx(n * d.point.pes * d.usd_per_h_per_pe)
+        assert d.rate_per_usd == pytest.approx(50.0 / d.usd_per_h_for_rate)
+    dollars = [d.usd_per_h_for_rate for d in res.designs]
+    assert dollars == sorted(dollars)
+    first = sla_answer_lines(res.answer())[0]
+    b = res.best
+    assert f"serves 50 req/s with {b.replicas_for_rate} replica" in first and f"${b.usd_per_h_for_rate:,.2f}/h" in first
+    rec = b.record()
+    assert rec["pes_for_rate"] == b.replicas_for_rate * b.point.pes and rec["rate_rps"] == 50.0
+    with pytest.raises(InferSimError, match="give rate_rps="):
+        codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, objective="rate_per_usd")
+    with pytest.raises(InferSimError, match="rate_rps must be a positive number of requests per second"):
+        codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, rate_rps=-1.0)
+
+
+def test_cli_rate_flag(capsys):
+    grid = "peak_tflops_f16=989,1978;bw_hbm_gbs=3350,6700"
+    assert main(["codesign", "--model", "Llama 3.1 8B", "--hw", "H100-SXM x8", "--isl", "1024", "--osl", "256",
+                 "--tpot-ms", "20", "--depth", "custom", "--grid", grid, "--rate", "50", "--objective",
+                 "rate_per_usd", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ans = out["answer"]
+    assert ans["rate_rps"] == 50.0 and ans["replicas_for_rate"] == out["designs"][0]["replicas_for_rate"] >= 1
+    assert out["objective"] == "rate_per_usd" and ans["unit"] == "req/s per $/h"
+    assert main(["codesign", "--model", "Llama 3.1 8B", "--rate", "50"]) == 2          # no SLA: the flag is an error
+    assert "--rate" in capsys.readouterr().err

@@ -84,6 +84,9 @@ def add_parser(sub) -> None:
     g.add_argument("--isl", type=positive_int(), default=2048, help="input tokens per request")
     g.add_argument("--osl", type=positive_int(), default=512, help="output tokens per request")
     g.add_argument("--batching", default="continuous", help="continuous | static")
+    g.add_argument("--rate", type=finite_float, default=None,
+                   help="target requests/s: each design states the replicas, PEs and $/h that serve it at the "
+                        "SLA (steady state); --objective rate_per_usd ranks by the fewest dollars for it")
     g.add_argument("--disaggregated", action="store_true",
                    help="also the best pair of different prefill and decode parts (one per pool)")
     p.add_argument("--workers", type=int_in(1, 256), default=1,
@@ -139,7 +142,7 @@ def _summary(args, model, base, res, ans) -> dict:
 STEP_ONLY = {"mode": "decode", "s_kv": 131072, "s_q": None, "batch": 1, "design_point": "pick",
              "target": None, "top_k": 1}
 #: ... and the SLA flags the step co-design ignores.
-SLA_ONLY = {"isl": 2048, "osl": 512, "batching": "continuous"}
+SLA_ONLY = {"isl": 2048, "osl": 512, "batching": "continuous", "rate": None}
 
 
 def _check_flags(args, sla: bool) -> None:

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from infersim.cli.common import console, emit_json, local_workers, progress_bar, write_csv
 from infersim.codesign.answer import SHORT, fmt_usd
-from infersim.codesign.sla import SLA_ALIASES, SLA_OBJECTIVES, codesign_sla, pools_line, sla_answer_lines
+from infersim.codesign.sla import SLA_ALIASES, codesign_sla, objective_spec, pools_line, sla_answer_lines
 from infersim.serving import Request
 from infersim.specs.hardware import KNOBS
 
@@ -22,7 +22,7 @@ def run_sla(args, model, base, grid) -> int:
         res = codesign_sla(model, request, args.ttft_ms, args.tpot_ms, depth=args.depth, custom=grid,
                            base_hw=base, objective=objective, runtime=args.runtime,
                            batching=args.batching, progress=cb, max_candidates=args.max_candidates,
-                           disaggregated=args.disaggregated, executor=ex)
+                           disaggregated=args.disaggregated, executor=ex, rate_rps=args.rate)
     if args.out:
         res.to_parquet(args.out)
     if args.csv:
@@ -54,7 +54,7 @@ def run_sla(args, model, base, grid) -> int:
 
 
 def _print_designs(res) -> None:
-    unit = SLA_OBJECTIVES[res.objective][1]
+    unit = objective_spec(res.objective)[1]
     t = Table(title=f"Hardware candidates by {res.objective} at the SLA (top {TOP_ROWS})")
     for col in ("rank", unit, *SHORT.values(), "deployment", "batch", "TTFT ms", "TPOT ms",
                 "tok/s/PE", "capex"):

@@ -57,6 +57,8 @@ CHUNK = 8
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
                   "tok_s_per_pe": ("tok_s_per_pe", "tok/s/PE"), "tok_s": ("tok_s_system", "tok/s")}
+#: Objectives that need a target request rate (``rate_rps``): the fleet of replicas that serves it.
+RATE_OBJECTIVES = {"rate_per_usd": ("rate_per_usd", "req/s per $/h")}
 #: The sweep's names for the same objectives, accepted here too (one set of names with and
 #: without an SLA).
 SLA_ALIASES = {"throughput_per_pe": "tok_s_per_pe", "throughput": "tok_s"}
@@ -78,6 +80,29 @@ class ServingDesign:
     usd_per_h_per_pe: float
     limit: str = ""
     system_pes: int = 0             # PEs of the candidate system (replicas fill it)
+    rate_rps: float = 0.0           # a target request rate (0: none) ...
+    osl: int = 0                    # ... of requests of this many output tokens
+
+    @property
+    def replicas_for_rate(self) -> int:
+        """Replicas that serve ``rate_rps`` at the SLA: ⌈rate / (tok_s / osl)⌉, each replica at its
+        SLA-meeting batch in steady state (a bound: queueing under bursty arrivals needs more,
+        :func:`infersim.serving.capacity_search` says how many); 0 without a rate or a point."""
+        if not (self.point and self.rate_rps and self.osl):
+            return 0
+        return math.ceil(self.rate_rps * self.osl / self.point.tok_s - 1e-9)
+
+    @property
+    def usd_per_h_for_rate(self) -> float:
+        """TCO per hour of the replicas that serve ``rate_rps``."""
+        n = self.replicas_for_rate
+        return n * self.point.pes * self.usd_per_h_per_pe if n else math.nan
+
+    @property
+    def rate_per_usd(self) -> float:
+        """Requests/s served per $/h of the fleet that serves ``rate_rps`` (higher is better: the
+        fewest dollars for the rate, replicas counted whole)."""
+        return self.rate_rps / self.usd_per_h_for_rate if self.replicas_for_rate else math.nan
 
     @property
     def tok_s(self) -> float:
@@ -106,7 +131,7 @@ class ServingDesign:
         return self.point.pes * self.capex_usd_per_pe if self.point else math.nan
 
     def value(self, objective: str) -> float:
-        return getattr(self, SLA_OBJECTIVES[objective][0])
+        return getattr(self, objective_spec(objective)[0])
 
     def record(self) -> dict:
         p = self.point or self.miss
@@ -119,7 +144,10 @@ class ServingDesign:
                 "tok_s_per_pe": self.tok_s_per_pe, "tok_s_per_usd": self.tok_s_per_usd,
                 "tok_s_per_w": self.tok_s_per_w, "capex_usd": self.capex_usd,
                 "capex_usd_per_pe": self.capex_usd_per_pe, "power_w_per_pe": self.power_w_per_pe,
-                "usd_per_h_per_pe": self.usd_per_h_per_pe}
+                "usd_per_h_per_pe": self.usd_per_h_per_pe,
+                **({"rate_rps": self.rate_rps, "replicas_for_rate": self.replicas_for_rate,
+                    "pes_for_rate": self.replicas_for_rate * (p.pes if self.point else 0),
+                    "usd_per_h_for_rate": self.usd_per_h_for_rate} if self.rate_rps else {})}
 
 
 @dataclass(frozen=True)
@@ -152,7 +180,7 @@ class SLACodesignResult:
 
     @property
     def unit(self) -> str:
-        return SLA_OBJECTIVES[self.objective][1]
+        return objective_spec(self.objective)[1]
 
     @property
     def best(self) -> ServingDesign | None:
@@ -229,12 +257,18 @@ def _search_all(model, jobs, request, ttft_ms, tpot_ms, batching, executor=None,
     return out
 
 
-def _designs_from(cands, answers, base, econ) -> list[ServingDesign]:
-    """Each candidate's best deployment (its SLA answer) with its per-PE economics."""
+def objective_spec(objective: str) -> tuple[str, str]:
+    """(ServingDesign attribute, unit) of an SLA co-design objective."""
+    return {**SLA_OBJECTIVES, **RATE_OBJECTIVES}[objective]
+
+
+def _designs_from(cands, answers, base, econ, rate: tuple[float, int] = (0.0, 0)) -> list[ServingDesign]:
+    """Each candidate's best deployment (its SLA answer) with its per-PE economics (and, with
+    ``rate`` = (req/s, output tokens), the fleet that serves that rate)."""
     knobs, topo = candidate_rows(cands, base)
     pe = pe_economics(knobs, topo, base, econ)
     return [ServingDesign(c, a.best, a.nearest_miss, float(pe.capex_usd[i]), float(pe.system_w[i]),
-                          float(pe.usd_per_h[i]), a.limit, int(np.prod(topo[i][:3])))
+                          float(pe.usd_per_h[i]), a.limit, int(np.prod(topo[i][:3])), *rate)
             for i, (c, a) in enumerate(zip(cands, answers))]
 
 
@@ -257,7 +291,7 @@ def _sensitivity_candidates(best: ServingDesign) -> list[HardwareCandidate]:
 
 
 def _levers_at(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, batching, econ,
-               objective, executor) -> tuple[list[KnobEffect], list[Lever]]:
+               objective, executor, rate=(0.0, 0)) -> tuple[list[KnobEffect], list[Lever]]:
     """The knob sensitivity and every lever (hardware and software) at the best design: the
     sensitivity's candidates and each software variant's search are independent jobs, searched
     together (side by side on an ``executor``)."""
@@ -265,8 +299,8 @@ def _levers_at(model, base, best: ServingDesign, request, ttft_ms, tpot_ms, rt, 
     best_hw = best.hw.to_hardware(base)
     jobs = [([c.to_hardware(base) for c in sens_cands], rt)] + [([best_hw], v[2]) for v in variants]
     answers = _search_all(model, jobs, request, ttft_ms, tpot_ms, batching, executor)
-    sens = _sensitivity(_designs_from(sens_cands, answers[0], base, econ), best, objective)
-    soft = _software_levers(variants, [_designs_from([best.hw], a, base, econ)[0] for a in answers[1:]],
+    sens = _sensitivity(_designs_from(sens_cands, answers[0], base, econ, rate), best, objective)
+    soft = _software_levers(variants, [_designs_from([best.hw], a, base, econ, rate)[0] for a in answers[1:]],
                             best, objective)
     return sens, sorted(_hardware_levers(sens, best, objective) + soft, key=lambda lv: -lv.gain)
 
@@ -278,7 +312,7 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
                  runtime=None, batching: str = "continuous", economics: Economics | None = None,
                  progress: Callable[[int, int], None] | None = None,
                  max_candidates: int | None = None, sensitivity: bool = True,
-                 disaggregated: bool = False, executor=None) -> SLACodesignResult:
+                 disaggregated: bool = False, executor=None, rate_rps: float | None = None) -> SLACodesignResult:
     """The hardware (of ``depth``'s grid around ``base_hw``) whose best deployment serves
     ``request`` within ``ttft_ms`` / ``tpot_ms`` for the most of ``objective`` (see the module
     docstring); designs ranked, the knob sensitivity and every lever (hardware and software) at
@@ -286,9 +320,16 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
     (:mod:`infersim.codesign.disagg`; not for ``tok_s``, whose system is one part).
     ``executor``: any object with ``submit(fn, *args)`` returning futures (a ``concurrent.futures``
     executor, a Dask ``distributed.Client``): the candidates' chunks, then the sensitivity's and
-    the levers' searches, run on it; the answers are the same as without it."""
+    the levers' searches, run on it; the answers are the same as without it. ``rate_rps``: a
+    target request rate — every design states the replicas, PEs and $/h that serve it at the
+    SLA (steady state), and the ``rate_per_usd`` objective ranks by the fewest dollars for it."""
     objective = SLA_ALIASES.get(objective, objective)
-    choice("objective", objective, tuple(SLA_OBJECTIVES) + tuple(SLA_ALIASES))
+    choice("objective", objective, tuple(SLA_OBJECTIVES) + tuple(RATE_OBJECTIVES) + tuple(SLA_ALIASES))
+    require(rate_rps is None or (isinstance(rate_rps, (int, float)) and not isinstance(rate_rps, bool)
+                                 and math.isfinite(rate_rps) and rate_rps > 0),
+            f"rate_rps must be a positive number of requests per second, got {rate_rps!r}")
+    require(objective not in RATE_OBJECTIVES or rate_rps is not None,
+            f"objective {objective} ranks the fleets that serve a target rate: give rate_rps= (--rate)")
     require(ttft_ms is not None or tpot_ms is not None,
             "an SLA co-design needs a TTFT or a TPOT limit (ttft_ms=, tpot_ms=)")
     # checked here, once: a bad limit or batching inside the per-candidate search would read as
@@ -311,12 +352,13 @@ def codesign_sla(model: ModelSpec, request: Request, ttft_ms: float | None = Non
     cands = enumerate_hardware(depth, custom, base=base.knobs(), max_candidates=MAX_CANDIDATES_LIMIT)
     answers = _search_all(model, [([c.to_hardware(base) for c in cands], rt)], request, ttft_ms, tpot_ms,
                           batching, executor, progress)[0]
-    designs = _ranked(_designs_from(cands, answers, base, economics), objective)
+    rate = (float(rate_rps or 0.0), int(request.osl))
+    designs = _ranked(_designs_from(cands, answers, base, economics, rate), objective)
     n_meet = sum(d.point is not None for d in designs)
     sens, levers = [], []
     if sensitivity and n_meet:
         sens, levers = _levers_at(model, base, designs[0], request, ttft_ms, tpot_ms, rt, batching, economics,
-                                  objective, executor)
+                                  objective, executor, rate)
     pools = None
     if disaggregated and objective in _POOL_OBJECTIVE:
         pools = codesign_pools(model, request, cands, base, ttft_ms, tpot_ms, _POOL_OBJECTIVE[objective],
@@ -367,7 +409,7 @@ def sla_answer(res) -> dict:
     """An :class:`~infersim.codesign.sla.SLACodesignResult`'s recommendation as a plain dict:
     the hardware, its deployment and numbers, what stops a larger batch, the next knob."""
     d = res.best
-    unit = SLA_OBJECTIVES[res.objective][1]
+    unit = objective_spec(res.objective)[1]
     if d is None:
         near = next((x for x in res.designs if x.miss is not None), None)
         return {"objective": res.objective, "unit": unit, "meets_sla": False,
@@ -387,6 +429,8 @@ def sla_answer(res) -> dict:
             "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms, "tok_s": p.tok_s, "tok_s_per_pe": p.tok_s_per_pe,
             "tok_s_per_usd": d.tok_s_per_usd, "tok_s_per_w": d.tok_s_per_w, "capex_usd": d.capex_usd,
             "usd_per_mtok": 1e6 / d.tok_s_per_usd, "limit": d.limit,
+            **({k: d.record()[k] for k in ("rate_rps", "replicas_for_rate", "pes_for_rate", "usd_per_h_for_rate")}
+               if d.rate_rps else {}),
             "next_lever": _lever(lever), "other_lever": _lever(other), "pools": _pools(res.pools)}
 
 
@@ -419,6 +463,11 @@ def sla_answer_lines(ans: dict) -> tuple[str, str]:
              f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
              f"({ans['tok_s_per_pe']:,.1f}/PE), {ans['tok_s_per_usd']:,.0f} tok/$ "
              f"({fmt_price(ans['usd_per_mtok'])}/M tok), {ans['tok_s_per_w']:.2f} tok/s/W")
+    if ans.get("rate_rps"):
+        n = ans["replicas_for_rate"]
+        pes = ans["pes_for_rate"]
+        first += (f"; serves {ans['rate_rps']:g} req/s with {n} replica{'s' if n != 1 else ''} "
+                  f"({pes:,} PE{'s' if pes != 1 else ''}, ${ans['usd_per_h_for_rate']:,.2f}/h, steady state)")
     lever, other = ans["next_lever"], ans["other_lever"]
     if lever is None:
         nxt = "no lever, hardware or software, gains more than 0.5%"
