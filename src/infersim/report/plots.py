@@ -564,7 +564,8 @@ def traffic_timeline(r) -> "go.Figure":
                              hovertemplate="KV cache %{y:.0f}% at %{x:.1f} s<extra></extra>"), secondary_y=True)
     fig.update_xaxes(title_text="time (s)")
     fig.update_yaxes(title_text="requests per replica", secondary_y=False)
-    fig.update_yaxes(title_text="KV cache used (%)", range=[0, 105], secondary_y=True)
+    fig.update_yaxes(title_text="KV cache used (%)", range=[0, 105], tickvals=[0, 25, 50, 75, 100],
+                     showgrid=False, secondary_y=True)
     fig.update_layout(title="Queue, batch and KV cache over time", height=340, margin=dict(l=10, r=10, t=60, b=40),
                       legend=dict(orientation="h", y=-0.25))
     return fig
