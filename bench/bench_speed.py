@@ -22,13 +22,14 @@ Cases (each line states its target):
 """
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import statistics
 import subprocess
 import sys
 import time
+
+from _cases import run_cases
 
 CASES = ("machine", "simulate", "sla_balanced", "sla_coarse", "sla_dask", "grid1m")
 
@@ -162,15 +163,9 @@ def run_case(case: str) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--case", choices=CASES)
-    args = ap.parse_args()
-    if args.case:
-        run_case(args.case)
-        return
-    print(f"{os.cpu_count()} CPUs")
-    for case in CASES:          # one process per case: peak RSS is that case's own
-        subprocess.run([sys.executable, __file__, "--case", case], check=False)
+    if "--case" not in sys.argv:
+        print(f"{os.cpu_count()} CPUs")
+    run_cases(__file__, CASES, run_case)
 
 
 if __name__ == "__main__":

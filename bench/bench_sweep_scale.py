@@ -14,14 +14,12 @@ Cases (each prints wall time, candidates/s, progress calls and the process's pea
 """
 from __future__ import annotations
 
-import argparse
 import inspect
 import resource
-import subprocess
-import sys
 import time
 
 import numpy as np
+from _cases import run_cases
 
 from infersim.auto_hardware import joint_explore
 from infersim.hardware_presets import GENERIC_SIP
@@ -97,14 +95,7 @@ def run_case(case: str) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--case", choices=CASES)
-    args = ap.parse_args()
-    if args.case:
-        run_case(args.case)
-        return
-    for case in CASES:          # one process per case: peak RSS is that case's own
-        subprocess.run([sys.executable, __file__, "--case", case], check=False)
+    run_cases(__file__, CASES, run_case)
 
 
 if __name__ == "__main__":

@@ -541,7 +541,7 @@ def traffic_cdf(r, ttft_ms: float | None = None, tpot_ms: float | None = None) -
                           annotation_text=f"SLO {limit:g} ms", annotation_position="bottom right")
         fig.update_xaxes(title_text=f"{metric.upper()} (ms)", row=1, col=col)
     fig.update_yaxes(title_text="requests at or below (%)", range=[0, 101], row=1, col=1)
-    fig.update_layout(title=f"Latency of {r.n:,} requests at {_rate_text(r.traffic)}", height=340,
+    fig.update_layout(title=f"Latency of {r.n:,} requests at {r.traffic.rate_text()}", height=340,
                       margin=dict(l=10, r=10, t=60, b=40))
     return fig
 
@@ -569,9 +569,3 @@ def traffic_timeline(r) -> "go.Figure":
     fig.update_layout(title="Queue, batch and KV cache over time", height=340, margin=dict(l=10, r=10, t=60, b=40),
                       legend=dict(orientation="h", y=-0.25))
     return fig
-
-
-def _rate_text(tr) -> str:
-    if tr.rate_rps:
-        return f"{tr.rate_rps:g} req/s ({tr.arrival})"
-    return f"{tr.concurrency} concurrent clients" if tr.arrival == "concurrency" else "the trace's rate"

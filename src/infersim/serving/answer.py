@@ -51,9 +51,7 @@ def traffic_lines(r, saturation_rps: float | None = None, ttft_ms=None, tpot_ms=
     par, tr = r.par, r.traffic
     reps = f" x {par.dp} replicas" if par.dp > 1 else ""
     unit = par.describe().replace(f" DP{par.dp}", "") if par.dp > 1 else par.describe()
-    rate = f"{tr.rate_rps:g} req/s ({tr.arrival})" if tr.rate_rps else (
-        f"{tr.concurrency} concurrent clients" if tr.arrival == "concurrency" else "the trace's rate")
-    head = (f"{r.model} on {r.hardware}, {unit}{reps} ({par.pes} PEs) at {rate}: "
+    head = (f"{r.model} on {r.hardware}, {unit}{reps} ({par.pes} PEs) at {tr.rate_text()}: "
             f"p{q:g} TTFT {r.percentile_ms('ttft', q):,.0f} ms, p{q:g} TPOT {r.percentile_ms('tpot', q):.1f} ms, "
             f"p{q:g} E2E {r.percentile_ms('e2e', q) / 1e3:,.1f} s")
     second = f"throughput {r.throughput_rps:,.2f} req/s ({r.tok_s:,.0f} output tok/s)"

@@ -132,6 +132,12 @@ class Traffic:
                 f"n_requests must be in 1..{MAX_REQUESTS}, got {self.n_requests!r}")
         require(self.duration_s is None or self.duration_s > 0, f"duration_s must be > 0, got {self.duration_s!r}")
 
+    def rate_text(self) -> str:
+        """What arrives, in words: ``8 req/s (poisson)``, ``64 concurrent clients`` or ``the trace's rate``."""
+        if self.rate_rps:
+            return f"{self.rate_rps:g} req/s ({self.arrival})"
+        return f"{self.concurrency} concurrent clients" if self.arrival == "concurrency" else "the trace's rate"
+
     def with_rate(self, rate_rps: float) -> "Traffic":
         from dataclasses import replace
         return replace(self, rate_rps=float(rate_rps), trace=self.trace)
