@@ -278,3 +278,15 @@ def test_cli_bad_traffic_exits_2(capsys, argv, msg):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and msg in err and "\n" not in err
+
+
+def test_cli_traffic_answers_print_as_text(capsys):
+    """The answer line of serve --rate and capacity is printed bold, never as literal markup."""
+    assert main(["serve", "--model", "Llama 3.1 8B", "--hw", "H100-SXM x8", "--rate", "4", "--tp", "1",
+                 "--requests", "300"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Llama 3.1 8B on H100-SXM x8, TP1") and "[bold]" not in out and "[/]" not in out
+    assert main(["capacity", "--model", "Llama 3.1 8B", "--hw", "H100-SXM x8", "--rate", "4",
+                 "--ttft-p99-ms", "1000", "--tpot-p99-ms", "50", "--requests", "300"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Llama 3.1 8B at 4 req/s") and "[bold]" not in out and "[/]" not in out

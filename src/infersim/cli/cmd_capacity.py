@@ -3,6 +3,7 @@ the traffic arguments ``infersim serve --rate`` shares with it."""
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from infersim.cli.common import (
     add_request_args,
@@ -103,7 +104,7 @@ def run(args) -> int:
     if args.json:
         emit_json(r.to_dict())
         return 0
-    console.print(f"[bold]{r.answer()}[/]")
+    console.print(Text(r.answer(), style="bold"))
     t = Table(title=f"Deployments simulated ({len(r.tried)}; {r.n_configs} single-replica parallelisms, "
                     f"{r.n_pruned} pruned: a lone request misses the SLO)")
     for col in ("parallelism", "replicas", "PEs", f"p{r.percentile:g} TTFT ms", f"p{r.percentile:g} TPOT ms", "SLO"):

@@ -4,6 +4,7 @@ throughput and goodput at that rate."""
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from infersim.cli.cmd_capacity import add_traffic_args, load_scheduler, load_traffic
 from infersim.cli.common import (
@@ -154,7 +155,7 @@ def run_traffic(args, model, hw) -> int:
         emit_json({"answer": lines, **r.to_dict(), "saturation_rps": sat})
         return 0
     for i, line in enumerate(lines):
-        console.print(f"[bold]{line}[/]" if i == 0 else line)
+        console.print(Text(line, style="bold") if i == 0 else line)
     t = Table(title="Latency under traffic (ms)")
     for col in ("metric", "mean", "p50", "p90", "p99"):
         t.add_column(col, justify="left" if col == "metric" else "right")
