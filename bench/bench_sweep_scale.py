@@ -22,6 +22,7 @@ import numpy as np
 from _cases import run_cases
 
 from infersim.auto_hardware import joint_explore
+from infersim.codesign.grid import MAX_CANDIDATES_LIMIT
 from infersim.hardware_presets import GENERIC_SIP
 from infersim.model_presets import PRESETS
 from infersim.specs.hardware import KNOBS
@@ -41,7 +42,7 @@ def grid(n_values: int) -> dict[str, list[float]]:
 def sweep(custom, **kw):
     calls = []
     if "max_candidates" in inspect.signature(joint_explore).parameters:
-        kw["max_candidates"] = 10**7
+        kw["max_candidates"] = MAX_CANDIDATES_LIMIT          # the grid1m case is 10^6, the most a sweep runs
     t0 = time.perf_counter()
     r = joint_explore(MODEL, s_kv=131072, depth="custom", custom=custom, sensitivity=False,
                       progress=lambda done, total: calls.append(done), **kw)
