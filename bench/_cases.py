@@ -17,3 +17,11 @@ def run_cases(script: str, cases: Sequence[str], run_case: Callable[[str], None]
         return
     for case in cases:
         subprocess.run([sys.executable, script, "--case", case], check=False)
+
+
+def peak_rss_mb(children: bool = False) -> float:
+    """Peak resident memory (MB) of this process, or of its finished children."""
+    import resource
+
+    who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
+    return resource.getrusage(who).ru_maxrss / 1024

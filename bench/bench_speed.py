@@ -23,19 +23,14 @@ Cases (each line states its target):
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
-from _cases import run_cases
+from _cases import peak_rss_mb, run_cases
 
 CASES = ("machine", "simulate", "sla_balanced", "sla_coarse", "sla_dask", "grid1m")
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _median_us(fn, args_list) -> float:
@@ -137,7 +132,7 @@ def case_grid1m() -> None:
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    rss = peak_rss_mb(children=True)
     status = "ok" if out.returncode == 0 else f"exit {out.returncode}: {out.stderr.strip()[-200:]}"
     print(f"grid1m: CLI on 10^6 candidates {wall:.1f} s (target < 20 s), peak RSS {rss:.0f} MB "
           f"(target < 300 MB); {status}")

@@ -15,11 +15,10 @@ Cases (each prints wall time, candidates/s, progress calls and the process's pea
 from __future__ import annotations
 
 import inspect
-import resource
 import time
 
 import numpy as np
-from _cases import run_cases
+from _cases import peak_rss_mb, run_cases
 
 from infersim.auto_hardware import joint_explore
 from infersim.codesign.grid import MAX_CANDIDATES_LIMIT
@@ -47,10 +46,6 @@ def sweep(custom, **kw):
     r = joint_explore(MODEL, s_kv=131072, depth="custom", custom=custom, sensitivity=False,
                       progress=lambda done, total: calls.append(done), **kw)
     return r, time.perf_counter() - t0, len(calls)
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def summary(r) -> list:

@@ -9,20 +9,16 @@ Targets: (1) < 1 s, (3) < 10 s.
 """
 from __future__ import annotations
 
-import resource
 import time
 
 import numpy as np
+from _cases import peak_rss_mb
 
 from infersim import Parallelism
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
 from infersim.serving import Traffic, capacity_search, simulate_traffic
 from infersim.serving.load import _table
-
-
-def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> None:
@@ -38,7 +34,7 @@ def main() -> None:
     warm = time.perf_counter() - t0
     print(f"10,000 requests, 70B TP8 on {hw.name} at 5 req/s: cold {cold:.3f} s (with the step grid), warm "
           f"{warm:.3f} s; p99 TTFT {r.percentile_ms('ttft', 99):,.0f} ms, p99 TPOT {r.percentile_ms('tpot', 99):.1f} ms; "
-          f"peak RSS {rss_mb():,.0f} MB")
+          f"peak RSS {peak_rss_mb():,.0f} MB")
     rates = np.linspace(0.5, 6.5, 20)
     t0 = time.perf_counter()
     for rate in rates:
@@ -49,7 +45,7 @@ def main() -> None:
     c = capacity_search(model, hw, Traffic(rate_rps=20, n_requests=1000), ttft_ms=1000, tpot_ms=50)
     print(f"capacity search (cold): {time.perf_counter() - t0:.2f} s, {len(c.tried)} deployments simulated; "
           f"{c.answer()}")
-    print(f"peak RSS {rss_mb():,.0f} MB")
+    print(f"peak RSS {peak_rss_mb():,.0f} MB")
 
 
 if __name__ == "__main__":
