@@ -27,7 +27,8 @@ def _saturation(res: dict) -> float:
     return float(saturation_rps(res["model"], res["hw"], cfg, req, Scheduler(), run.runtime)[0][0])
 
 
-def _controls(sat: float) -> Traffic:
+def _controls(sat: float, req) -> Traffic:
+    """The traffic the controls describe, of the SLA search's request shape ``req``."""
     c = st.columns(4)
     rate = float(w.number(c[0], "Request rate (req/s)", "tr_rate", round(max(0.8 * sat, 0.01), 2),
                           min_value=0.01, format="%.2f"))
@@ -35,7 +36,8 @@ def _controls(sat: float) -> Traffic:
     cv = float(w.number(c[2], "Burstiness (CV)", "tr_cv", 2.0, min_value=0.1, step=0.5,
                         disabled=arrival != "gamma"))
     n = int(w.number(c[3], "Requests", "tr_n", 2000, min_value=100, max_value=100_000, step=500))
-    return Traffic(rate_rps=rate, arrival=arrival, cv=cv if arrival == "gamma" else 1.0, n_requests=n)
+    return Traffic(rate_rps=rate, arrival=arrival, cv=cv if arrival == "gamma" else 1.0, n_requests=n,
+                   isl=req.isl, osl=req.osl, prefix_hit=req.prefix_hit)
 
 
 def render(res: dict) -> None:
@@ -46,12 +48,9 @@ def render(res: dict) -> None:
     st.subheader("Under traffic")
     box = st.container(border=True, key="tr_box")
     sat = w.guarded(box, _saturation, res)
-    shape = w.guarded(box, _controls, sat or 1.0)
-    if shape is None:
+    traffic = w.guarded(box, _controls, sat or 1.0, r.request)
+    if traffic is None:
         return
-    req = r.request
-    traffic = Traffic(rate_rps=shape.rate_rps, arrival=shape.arrival, cv=shape.cv, n_requests=shape.n_requests,
-                      isl=req.isl, osl=req.osl, prefix_hit=req.prefix_hit)
     stamp = (id(res), traffic)
     if st.button("Simulate traffic", key="btn_tr_run",
                  help=f"Serve {traffic.n_requests:,} requests on {r.best.par.describe()} at the rate above."):
