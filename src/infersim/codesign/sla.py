@@ -415,7 +415,7 @@ def sla_answer(res) -> dict:
         return {"objective": res.objective, "unit": unit, "meets_sla": False,
                 "nearest": near.record() if near else None,
                 "why": "no candidate meets the SLA" + (
-                    f"; nearest: {_knob_text({**near.hw.knobs(), **near.hw.topology_overrides()})} with "
+                    f"; nearest: {hardware_phrase({**near.hw.knobs(), **near.hw.topology_overrides()})} with "
                     f"{near.miss.par.describe()} at batch {near.miss.batch}: TTFT {near.miss.ttft_ms:,.0f} ms, "
                     f"TPOT {near.miss.tpot_ms:.1f} ms" if near else "")}
     p = d.point
@@ -449,15 +449,11 @@ def _pools(pp: PoolPair | None) -> dict | None:
     return {**asdict(pp), "gain_over_same_part": pp.gain_over_same_part}
 
 
-def _knob_text(hw: dict) -> str:
-    return hardware_phrase(hw)
-
-
 def sla_answer_lines(ans: dict) -> tuple[str, str]:
     """Two lines: the hardware and deployment that serve the SLA best; what limits it, what next."""
     if not ans["meets_sla"]:
         return ("Answer: " + ans["why"], "Relax the SLA or widen the grid (more HBM bandwidth or compute)")
-    knobs = _knob_text(ans["hardware"])
+    knobs = hardware_phrase(ans["hardware"])
     pes = f"{ans['pes']} PE" + ("s" if ans["pes"] != 1 else "")
     first = (f"Answer: {knobs}; {ans['parallelism']} at batch {ans['batch']} on {pes}: "
              f"TTFT {ans['ttft_ms']:,.0f} ms, TPOT {ans['tpot_ms']:.1f} ms, {ans['tok_s']:,.0f} tok/s "
@@ -485,7 +481,7 @@ def pools_line(ans: dict) -> str | None:
         return None
     same = "the same part for both pools" if pp["prefill_hw"] == pp["decode_hw"] else (
         f"{100 * pp['gain_over_same_part']:+.1f}% over one part for both")
-    return (f"Disaggregated, one part per pool: prefill on {_knob_text(pp['prefill_hw'])} "
+    return (f"Disaggregated, one part per pool: prefill on {hardware_phrase(pp['prefill_hw'])} "
             f"({pp['prefill_par']}, {pp['prefill_batch']} prompts per step), decode on "
-            f"{_knob_text(pp['decode_hw'])} ({pp['decode_par']}, batch {pp['decode_batch']}): TTFT "
+            f"{hardware_phrase(pp['decode_hw'])} ({pp['decode_par']}, batch {pp['decode_batch']}): TTFT "
             f"{pp['ttft_ms']:,.0f} ms, TPOT {pp['tpot_ms']:.1f} ms, {pp['value']:,.4g} {ans['unit']} ({same})")
