@@ -50,10 +50,8 @@ MODEL_PRESET = {
     "Qwen/Qwen2.5-7B-Instruct": "Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8": "Qwen2.5-7B-Instruct",
     "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": "Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int8": "Qwen2.5 72B",
     "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4": "Qwen2.5 72B", "Qwen/Qwen2.5-72B-Instruct-AWQ": "Qwen2.5 72B",
+    "Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen3-235B-A22B",
 }
-# checkpoints added with the gpustack performance-lab sources (same shapes as their base model)
-MODEL_PRESET.update({"Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen3-235B-A22B",
-                     "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen3-235B-A22B"})
 #: (GPU as published, nodes) -> hardware preset: one node is the 8-GPU platform.
 GPU_PRESET = {
     ("H100-SXM-80GB", 1): "H100-SXM x8", ("H100-SXM-80GB", 2): "H100-SXM 2x8 (IB)",
