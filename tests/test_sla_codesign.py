@@ -195,6 +195,13 @@ def test_a_target_rate_ranks_the_fleets_by_their_dollars():
     assert f"serves 50 req/s with {b.replicas_for_rate} replica" in first and f"${b.usd_per_h_for_rate:,.2f}/h" in first
     rec = b.record()
     assert rec["pes_for_rate"] == b.replicas_for_rate * b.point.pes and rec["rate_rps"] == 50.0
+    # the sensitivity is measured in the rate objective too: a knob x2 is the fleet of the doubled part
+    top = res.sensitivity[0]
+    doubled = b.hw.scaled(top.knob, 2.0)
+    again = codesign_sla(M8, REQ, tpot_ms=20, depth="custom", base_hw=H100, objective="rate_per_usd", rate_rps=50.0,
+                         custom={k: [v] for k, v in doubled.knobs().items()}, sensitivity=False)
+    assert top.doubled_value == pytest.approx(again.best.rate_per_usd)
+    assert top.gain_doubled == pytest.approx(again.best.rate_per_usd / b.rate_per_usd - 1.0)
     with pytest.raises(InferSimError, match="give rate_rps="):
         codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, objective="rate_per_usd")
     with pytest.raises(InferSimError, match="rate_rps must be a positive number of requests per second"):
