@@ -125,8 +125,9 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
     terms = cost.prepare(model, hw, arrays, workload)
     res = cost.evaluate(terms, runtime=rt)
     scalar = lambda a: float(a[0])  # noqa: E731
+    config = arrays.config(0)
     return SimResult(
-        model=model.name, hardware=hw.name, runtime=rt.name, par=arrays.config(0), workload=workload,
+        model=model.name, hardware=hw.name, runtime=rt.name, par=config, workload=workload,
         total_latency_ns=scalar(res["total_ns"]), period_ns=scalar(res["period_ns"]),
         breakdown_ns={c: scalar(res[c]) for c in cost.COMPONENTS},
         mem_per_pe_bytes=scalar(terms.mem_bytes),
@@ -140,7 +141,7 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
         op_flops={o.name: float(o.flops[0]) * o.mult for o in terms.ops},
         op_bytes={o.name: float(o.nbytes[0]) * o.mult for o in terms.ops},
         runtime_spec=rt,
-        band=step_band(hw, rt, arrays.config(0), workload),
+        band=step_band(hw, rt, config, workload),
     )
 
 

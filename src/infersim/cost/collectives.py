@@ -98,18 +98,34 @@ class Comm:
 
     def time_ns(self, bw_gbs, alpha_ns, link_eff: float) -> np.ndarray:
         """Σ_l min_a c/(B_l·eff) + k·α_l; ``bw_gbs`` and ``alpha_ns`` are 3-sequences whose items
-        broadcast against the config axis (scalars, or (U, 1) arrays over link-bandwidth sets).
-        All levels and algorithms in one broadcast ((A, 3, …, N) terms, min over A, sum over the
-        levels in order: the same floating-point operations as a loop over them)."""
+        broadcast against the config axis (scalars, or (U, 1) arrays over link-bandwidth sets)."""
+        return self.time_on(LinkTerms.of(bw_gbs, alpha_ns, link_eff))
+
+    def time_on(self, links: "LinkTerms") -> np.ndarray:
+        """:meth:`time_ns` on prepared link terms. All levels and algorithms in one broadcast
+        ((A, 3, …, N) terms, min over A, sum over the levels in order: the same floating-point
+        operations as a loop over them)."""
+        shape = (self.algorithms, N_LEVELS) + links.pad + (self.c.shape[-1],)
+        t = self.c.reshape(shape) * links.inv + self.k.reshape(shape) * links.alpha
+        return np.add.reduce(np.minimum.reduce(t, axis=0), axis=0)
+
+
+@dataclass(frozen=True)
+class LinkTerms:
+    """The three levels' 1/(B_l·eff) and α_l shaped to broadcast against (A, 3, …, N) terms:
+    built once per evaluation, shared by every collective."""
+
+    inv: np.ndarray
+    alpha: np.ndarray
+    pad: tuple
+
+    @classmethod
+    def of(cls, bw_gbs, alpha_ns, link_eff: float) -> "LinkTerms":
         inv = 1.0 / (np.stack(np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in bw_gbs])) * link_eff)
         s = inv.shape[1:]                   # each level's bandwidth: () or (U, 1) against (N,)
-        pad = (1,) * (len(s) - 1)
-        shape = (self.algorithms, N_LEVELS) + pad + (self.c.shape[-1],)
-        c, k = self.c.reshape(shape), self.k.reshape(shape)
         per_level = (1, N_LEVELS) + (s if s else (1,))
         alpha = np.asarray(alpha_ns, dtype=float).reshape((1, N_LEVELS) + (1,) * max(len(s), 1))
-        t = c * inv.reshape(per_level) + k * alpha
-        return np.add.reduce(np.minimum.reduce(t, axis=0), axis=0)
+        return cls(inv.reshape(per_level), alpha, (1,) * (len(s) - 1))
 
 
 @dataclass
@@ -137,10 +153,10 @@ class CommSet:
         return CommSet(len(np.arange(self.n)[idx]), self.fixed.take(idx) if self.fixed else None,
                        [c.take(idx) for c in self.chosen])
 
-    def time_ns(self, bw_gbs, alpha_ns, link_eff: float):
+    def time_on(self, links: LinkTerms):
         t = 0.0
         for c in self.comms():
-            t = t + c.time_ns(bw_gbs, alpha_ns, link_eff)
+            t = t + c.time_on(links)
         return t
 
 
@@ -157,8 +173,15 @@ def _shards(levels: np.ndarray, n_bytes) -> tuple[np.ndarray, np.ndarray]:
     """(members per level as float, bytes each level sees: n / Π_{k<l} g_k)."""
     g = np.asarray(levels, dtype=float)
     n = np.asarray(n_bytes, dtype=float) * np.ones_like(g[0])
-    inner = np.cumprod(np.vstack([np.ones_like(g[0]), g[:-1]]), axis=0)
-    return g, n / inner
+    return g, n / _inner(g)
+
+
+def _inner(g: np.ndarray) -> np.ndarray:
+    """Π_{k<l} g_k per level: (1, g0, g0·g1)."""
+    inner = np.empty_like(g)
+    inner[0], inner[1] = 1.0, g[0]
+    inner[2] = g[0] * g[1]
+    return inner
 
 
 def all_gather(n_bytes, levels: np.ndarray) -> Comm:
@@ -186,7 +209,7 @@ def all_to_all(n_bytes, levels: np.ndarray) -> Comm:
     g = np.asarray(levels, dtype=float)
     n = np.asarray(n_bytes, dtype=float) * np.ones_like(g[0])
     total = g.prod(axis=0)
-    prev = np.cumprod(np.vstack([np.ones_like(g[0]), g[:-1]]), axis=0)
+    prev = _inner(g)
     share = n * (prev * g - prev) / total            # bytes whose destination is first reached here
     lg = _log2_ceil(g)
     # Bruck: ⌈log2 p⌉ rounds each forwarding half of the data crossing the level

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from infersim.cost.collectives import LinkTerms
 from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 from infersim.errors import InferSimError
 from infersim.presets.runtime_presets import get_runtime
@@ -128,15 +129,14 @@ def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
     """Per kind (and with ``breakdown`` per component) collective time, and the ring step time,
     for U link-bandwidth rows: (U, N) arrays."""
     hw = terms.hw
-    bws = [links[:, j:j + 1] for j in range(3)]
-    alphas = hw.link_alpha_ns()
+    lt = LinkTerms.of([links[:, j:j + 1] for j in range(3)], hw.link_alpha_ns(), hw.link_eff)
     out: dict = {"kinds": {}, "components": {}}
     for (component, kind), cs in terms.comms.items():
-        t = cs.time_ns(bws, alphas, hw.link_eff)
+        t = cs.time_on(lt)
         out["kinds"][kind] = out["kinds"].get(kind, 0.0) + t
         if breakdown:
             out["components"][component] = out["components"].get(component, 0.0) + t
-    out["ring_step"] = terms.ring_step.time_ns(bws, alphas, hw.link_eff)
+    out["ring_step"] = terms.ring_step.time_on(lt)
     return out
 
 
@@ -206,8 +206,13 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
     batched = any(np.ndim(k[x]) > 0 for x in KNOBS)
     H = max(int(np.size(k[x])) for x in KNOBS)
     vec = lambda x: np.broadcast_to(np.ravel(np.asarray(k[x], dtype=float)), (H,))  # noqa: E731
-    roof, ia = _unique_rows(vec("peak_tflops_f16"), vec("bw_hbm_gbs"))
-    links, ib = _unique_rows(vec("bw_intra_gbs"), vec("bw_inter_gbs"), vec("bw_intersip_gbs"))
+    if batched:
+        roof, ia = _unique_rows(vec("peak_tflops_f16"), vec("bw_hbm_gbs"))
+        links, ib = _unique_rows(vec("bw_intra_gbs"), vec("bw_inter_gbs"), vec("bw_intersip_gbs"))
+    else:                                # one candidate: its single row (what _unique_rows gives)
+        roof = np.array([[k["peak_tflops_f16"], k["bw_hbm_gbs"]]], dtype=float)
+        links = np.array([[k["bw_intra_gbs"], k["bw_inter_gbs"], k["bw_intersip_gbs"]]], dtype=float)
+        ia = ib = np.zeros(1, dtype=np.int64)
     ops = _op_times(terms, roof[:, :1] * 1e3, roof[:, 1:2], rt, breakdown)
     com = _comm_times(terms, links, breakdown)
 
@@ -223,23 +228,22 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
         kind_t[kind] = t
     kind_t["all"] = kind_t["all"] + ring
     pipe = _pipeline(terms, kind_t, rt)
-    fits = terms.fits(vec("pe_hbm_gb")[:, None], rt)
+    fits = terms.fits(vec("pe_hbm_gb")[:, None] if batched else np.array([[float(k["pe_hbm_gb"])]]), rt)
     out = {"total_ns": pipe["latency"] + np.zeros((H, 1)), "period_ns": pipe["period"] + np.zeros((H, 1)),
            "fits": fits}
     if breakdown:
+        zeros = np.zeros((H, len(terms)))        # every component as an (H, N) array of its own
         gaps = sum(terms.kernels[kd] for kd in KINDS) * gap
         out.update(compute=ops["compute"][ia], hbm=ops["hbm"][ia], kernel_floor=ops["floor"][ia],
-                   cp_ring=ring,
-                   kernel_gaps=gaps + np.zeros((H, 1)), host_launch=pipe["A"] - pipe["device"],
-                   step_fixed=np.full((H, len(terms)), (1.0 - rt.host_overlap) * rt.step_fixed_ns),
-                   seq_host=(1.0 - rt.host_overlap) * rt.seq_ns * terms.seqs + np.zeros((H, 1)),
-                   pp_bubble=pipe["bubble"])
+                   cp_ring=ring, kernel_gaps=gaps, host_launch=pipe["A"] - pipe["device"],
+                   step_fixed=(1.0 - rt.host_overlap) * rt.step_fixed_ns,
+                   seq_host=(1.0 - rt.host_overlap) * rt.seq_ns * terms.seqs, pp_bubble=pipe["bubble"])
         for name in COMM_COMPONENTS:
-            out[name] = com["components"][name][ib] if name in com["components"] else np.zeros((H, len(terms)))
-        out["collective_calls"] = sum(collective_calls_ns(terms, kd, rt) for kd in KINDS) + np.zeros((H, 1))
+            out[name] = com["components"][name][ib] if name in com["components"] else 0.0
+        out["collective_calls"] = sum(collective_calls_ns(terms, kd, rt) for kd in KINDS)
         out["op_times_ns"] = {n: t[ia] for n, t in ops["ops"].items()}
         for name in COMPONENTS:
-            out[name] = out[name] + np.zeros((H, len(terms)))
+            out[name] = out[name] + zeros
     if not batched:
         out = {n: ({a: b[0] for a, b in v.items()} if isinstance(v, dict) else v[0])
                for n, v in out.items()}

@@ -114,14 +114,18 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     kv_ctx = float(model.kv_layer_tokens(wl.s_kv)) / L
 
     kvg = np.minimum(attn.nkv, tp)
-    seq_split = np.select([kv_mode == 1, kv_mode == 2], [tp, tp / kvg], 1.0)
-    kvh_pe = np.where(kv_mode == 1, attn.nkv, np.maximum(attn.nkv / tp, 1.0))
-    qh_pe = np.select([kv_mode == 1, kv_mode == 2], [nq, nq / kvg], nq / tp)
+    seq, hybrid = kv_mode == 1, kv_mode == 2
+    seq_split = np.where(seq, tp, np.where(hybrid, tp / kvg, 1.0))
+    kvh_pe = np.where(seq, attn.nkv, np.maximum(attn.nkv / tp, 1.0))
+    qh_pe = np.where(seq, nq, np.where(hybrid, nq / kvg, nq / tp))
 
     ppc, pps = topo.pes_per_cube, topo.pes_per_sip
     strides = mesh_strides(par)
-    lv_tp = group_levels(strides["tp"], par.tp, ppc, pps).astype(float)
-    lv_cp = group_levels(strides["cp"], par.cp, ppc, pps).astype(float)
+    # every group's levels in one call: (3, group, N)
+    lv = group_levels(np.stack([strides["tp"], strides["cp"], strides["pp"], strides["tp"], strides["dp"]]),
+                      np.stack([par.tp, par.cp, par.pp, seq_split.astype(np.int64), par.dp]),
+                      ppc, pps).astype(float)
+    lv_tp, lv_cp = lv[:, 0], lv[:, 1]
     lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
     return Geometry(
         n=len(par), prefill=prefill, attn=attn,
@@ -138,9 +142,9 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,
         g_ffn=np.where(ffn_tpcp, tp * cp, tp),
         lv_tp=lv_tp, lv_cp=lv_cp,
-        lv_pp=group_levels(strides["pp"], par.pp, ppc, pps).astype(float),
+        lv_pp=lv[:, 2],
         lv_tpcp=lv_tpcp,
-        lv_seq=group_levels(strides["tp"], seq_split.astype(np.int64), ppc, pps).astype(float),
+        lv_seq=lv[:, 3],
         lv_ffn=np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp),
-        lv_dp=group_levels(strides["dp"], par.dp, ppc, pps).astype(float),
+        lv_dp=lv[:, 4],
     )

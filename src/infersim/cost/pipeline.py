@@ -79,15 +79,12 @@ SHARE_KINDS = ("all", "dense", "moe", "first", "last")
 def stage_shares(model: ModelSpec, g: Geometry) -> list[dict]:
     """For each stage that can be the slowest (:func:`_slowest_candidates`), the share of each
     kind's occurrences that runs in it: a (candidate, kind) table per distinct pp, gathered."""
-    totals = np.array([model.n_layers, model.n_dense_layers, model.n_moe_layers], dtype=float)
     pp = np.asarray(g.pp * g.ones(), dtype=float)
-    ps, inv = np.unique(pp, return_inverse=True)
-    table = np.zeros((len(ps), 4, len(SHARE_KINDS)))
-    for i, p in enumerate(ps):
-        counts, picks = stage_counts(model, int(p)), _slowest_candidates(model, int(p))
-        layers = np.stack([counts[k][picks] for k in ("all", "dense", "moe")], axis=1)
-        table[i, :, :3] = np.divide(layers, totals, out=np.zeros_like(layers), where=totals > 0)
-        table[i, :, 3], table[i, :, 4] = picks == 0, picks == int(p) - 1
+    if g.n == 1:                                   # one config: its pp's table (np.unique of one)
+        ps, inv = pp, np.zeros(1, dtype=np.int64)
+    else:
+        ps, inv = np.unique(pp, return_inverse=True)
+    table = np.stack([_share_table(model, int(p)) for p in ps])
     out = []
     # without interleaved MoE layers a stage's MoE count grows along the pipeline: the first and the
     # last stage bound every middle one, and only they are carried (evaluation sums each one)
@@ -98,11 +95,35 @@ def stage_shares(model: ModelSpec, g: Geometry) -> list[dict]:
     return out
 
 
+@lru_cache(maxsize=1024)
+def _share_table(model: ModelSpec, p: int) -> np.ndarray:
+    """(candidate stage, kind) shares for ``p`` stages (cached: read it, do not write to it)."""
+    totals = np.array([model.n_layers, model.n_dense_layers, model.n_moe_layers], dtype=float)
+    counts, picks = stage_counts(model, p), _slowest_candidates(model, p)
+    layers = np.stack([counts[k][picks] for k in ("all", "dense", "moe")], axis=1)
+    table = np.zeros((4, len(SHARE_KINDS)))
+    table[:, :3] = np.divide(layers, totals, out=np.zeros_like(layers), where=totals > 0)
+    table[:, 3], table[:, 4] = picks == 0, picks == p - 1
+    return table
+
+
 def _uneven(model: ModelSpec) -> bool:
     """Whether a middle stage can outweigh both end stages: interleaved MoE layers or layers of
     different attention spans (otherwise the end stages, which add the embedding or the head to
     the same or more MoE layers, are the heaviest)."""
     return model.moe_layer_step > 1 or len(set(model.layer_types)) > 1
+
+
+@lru_cache(maxsize=1024)
+def _stage_rows(model: ModelSpec, p: int, context: float, kinds: tuple[str, ...]) -> np.ndarray:
+    """One row per stage: (holds the first-stage weights, the last's, its layer counts of each
+    of ``kinds``, its KV count); stages repeat, so only the distinct rows are costed (sweeps hold
+    10^6 configs). Cached: read it, do not write to it."""
+    counts = stage_counts(model, p, context)
+    is_first = np.arange(p) == 0
+    is_last = np.arange(p) == p - 1
+    rows = np.column_stack([is_first, is_last, *(counts[k] for k in kinds), counts["kv"]])
+    return np.unique(rows, axis=0) if _uneven(model) else rows[[0, -1]]
 
 
 def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, np.ndarray]:
@@ -120,14 +141,8 @@ def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, n
     pp = np.asarray(g.pp * ones, dtype=float)
     weights, kv_cache = np.zeros(g.n), np.zeros(g.n)
     kinds = list(per_layer)
-    for p in np.unique(pp):
-        sel, counts = pp == p, stage_counts(model, int(p), g.ctx)
-        # one row per stage: (holds the first-stage weights, the last's, its layer counts, its KV
-        # count); stages repeat, so only the distinct rows are costed (sweeps hold 10^6 configs)
-        is_first = np.arange(int(p)) == 0
-        is_last = np.arange(int(p)) == int(p) - 1
-        rows = np.column_stack([is_first, is_last, *(counts[k] for k in kinds), counts["kv"]])
-        rows = np.unique(rows, axis=0) if _uneven(model) else rows[[0, -1]]
+    for p in (pp if g.n == 1 else np.unique(pp)):
+        sel, rows = pp == p, _stage_rows(model, int(p), g.ctx, tuple(kinds))
         if int(p) == 1:
             once = single[sel][:, None] * np.ones(len(rows))
         else:
