@@ -105,7 +105,7 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
     for _ in range(3):          # workspace and micro-batches make memory only nearly affine
         ok = out > 0
         rows = _with_default_microbatches(configs.take(np.flatnonzero(ok)).with_batch(out[ok]))
-        bad = cost.prepare(model, hw, rows, wl).required_bytes(rt) > usable
+        bad = prepared_terms(model, hw, rows, wl).required_bytes(rt) > usable   # every chunk asks again
         if not bad.any():
             break
         idx = np.flatnonzero(ok)[bad]
