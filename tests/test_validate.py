@@ -130,3 +130,24 @@ def test_published_lines_are_measurements_or_say_why():
     assert published._metric(d) == ("tok_s_total", 1000.0, "")
     assert published.runtime_of_engine("rocm/vllm:rocm7.0.0_vllm_0.11.1") == "vllm"
     assert published.runtime_of_engine("no such engine") == ""
+
+
+def test_targets_by_hand():
+    """The fidelity targets from hand-set LOSO errors: three rows (B200, MI300X, a 2-node H100
+    row at batch 128) at +10%, −30% and +40% give those medians, and only they."""
+    from dataclasses import replace
+
+    from infersim.validation.docs import targets
+    from infersim.validation.validate import Report, RowResult
+
+    pick = lambda hw: next(r for r in MEASUREMENTS if r.hw == hw and not exclusion(r))  # noqa: E731
+    b200, mi300x, h100 = pick("B200 x8"), pick("MI300X x8"), pick("H100-SXM x8")
+    h100 = replace(h100, hw="H100-SXM 2x8 (IB)", tp=16)
+    rows = [RowResult(r, r.value, r.value, r.value * (1.0 + e), True, batch=b)
+            for r, e, b in ((b200, 0.10, 8), (mi300x, -0.30, 64), (h100, 0.40, 128))]
+    got = {c: (v, ok) for c, v, _, ok in targets(Report(rows, stored_params()))}
+    assert got["B200 rows, median |error|"] == ("10.0% (1 rows)", True)
+    assert got["MI300X rows, median |error|"] == ("30.0% (1 rows)", False)
+    assert got["multi-node rows, median |error|"] == ("40.0% (1 rows)", False)
+    assert got["batch >= 64, signed median"] == ("+5.0% (2 rows)", True)
+    assert got["LOSO median |error|"][1] is False          # 30% over 3 sources

@@ -28,7 +28,7 @@ def _pct(x: float, signed: bool = False) -> str:
 
 
 def run(args) -> int:
-    from infersim.validation.docs import headline, write_calibration, write_docs
+    from infersim.validation.docs import headline, targets, write_calibration, write_docs
     from infersim.validation.validate import run_validation
 
     rep = run_validation(refit=not args.quick, stored=args.quick)
@@ -53,6 +53,13 @@ def run(args) -> int:
         t.add_row(s["source"], s["runtime"], str(s["rows"]), str(s["excluded_rows"]),
                   _pct(s["median_abs_error"]), _pct(s["median_signed_error"], True),
                   _pct(s["median_abs_error_fit"]), _pct(s["median_abs_error_prior"]))
+    console.print(t)
+    t = Table(title="Fidelity targets (" + ("LOSO predictions)" if rep.loso_params else
+                                             "in-sample: --quick skips the LOSO fits)"))
+    for col in ("target", "measured", "goal", "met"):
+        t.add_column(col)
+    for c, v, g, ok in targets(rep):
+        t.add_row(c, v, g, "yes" if ok else "no")
     console.print(t)
     from infersim.validation.fit import PARAMS
     bound = set(rep.at_bound())
