@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from conftest import IDEAL_RT, ideal_hw, scenario
 from infersim import InferSimError, Parallelism, Workload, cost, simulate
 from infersim.hardware_presets import HW_PRESETS
+from infersim.model_presets import get_model
 from infersim.runtime import RUNTIMES
 from infersim.specs.hardware import KNOBS
 from infersim.specs.parallel import ParArrays
@@ -308,3 +309,15 @@ def test_collective_time_is_the_per_level_minimum_summed():
                                for a in range(a_n)], axis=0) for lv in range(3))
             got = comm.time_ns(bws, alpha, 0.8)
             assert got.shape == np.shape(loop) and np.allclose(got, loop, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("pp", [1, 4])
+def test_no_configs_gives_empty_results(pp):
+    """Zero configs (a memory check where nothing fits) price to empty arrays, not an error."""
+    m = get_model("Llama 3.1 70B")
+    hw = HW_PRESETS["H100-SXM x8"]
+    wl = Workload("decode", s_kv=4096, batch=8)
+    rows = ParArrays.from_configs([Parallelism(tp=2, pp=pp)], wl).take(np.array([], dtype=np.int64))
+    terms = cost.prepare(m, hw, rows, wl)
+    res = cost.evaluate(terms, runtime="vllm")
+    assert len(terms) == 0 and res["total_ns"].shape == (0,) and terms.required_bytes().shape == (0,)

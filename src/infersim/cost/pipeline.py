@@ -84,7 +84,7 @@ def stage_shares(model: ModelSpec, g: Geometry) -> list[dict]:
         ps, inv = pp, np.zeros(1, dtype=np.int64)
     else:
         ps, inv = np.unique(pp, return_inverse=True)
-    table = np.stack([_share_table(model, int(p)) for p in ps])
+    table = np.stack([_share_table(model, int(p)) for p in ps] or [np.zeros((4, len(SHARE_KINDS)))])
     out = []
     # without interleaved MoE layers a stage's MoE count grows along the pipeline: the first and the
     # last stage bound every middle one, and only they are carried (evaluation sums each one)
