@@ -39,10 +39,13 @@ the pipeline) costs
   Hopper about two thirds of it).
 * ``fp8_context_fmha`` — with an fp8 KV cache, the prompt (context) attention runs as an fp8
   flash attention (Q, K, V quantised to fp8 E4M3, fp32 softmax): TensorRT-LLM's
-  ``use_fp8_context_fmha``, which ``trtllm-bench build`` sets for FP8 and NVFP4 builds (and then
-  forces the KV cache to fp8), and which the builder turns on whenever paged context FMHA meets an
-  fp8 KV cache (NVIDIA/TensorRT-LLM ``tensorrt_llm/bench/build/build.py`` @7eb710fa,
-  ``tensorrt_llm/builder.py`` @14e801da). The attention op of a prefill step then computes at the
+  ``use_fp8_context_fmha``, which ``trtllm-bench build`` sets for FP8 and NVFP4 builds, whose KV
+  cache it forces to fp8 (NVIDIA/TensorRT-LLM ``tensorrt_llm/bench/build/build.py`` @7eb710fa);
+  its builder also turns it on whenever paged context FMHA meets an fp8 KV cache ("FP8 Context
+  FMHA is enabled to support FP8 Paged Context FMHA", ``tensorrt_llm/builder.py``, a 2025 copy,
+  commit not pinned), and the PyTorch backend's ``TrtllmAttention`` emits fp8 attention output
+  for fp8/NVFP4-quantised models with an fp8 KV cache (``_torch/attention_backend/trtllm.py``).
+  The attention op of a prefill step then computes at the
   fp8 tensor rate (``cost.FP8_ATTN_EFF`` of the part's attention efficiency); decode attention
   and a 16-bit KV cache are unchanged. Engines that dequantise an fp8 KV cache into a 16-bit
   FlashAttention (vLLM, SGLang by default) leave it off.
