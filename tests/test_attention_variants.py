@@ -127,3 +127,32 @@ def test_gpt_oss_experts_stream_in_mxfp4():
     # one H100 (memory aside): the expert reads dominate and shrink with the dtype
     one = Parallelism(tp=1)
     assert simulate(m, H100, one, wl).total_latency_ns < 0.8 * simulate(as_bf16, H100, one, wl).total_latency_ns
+
+
+def test_fp8_context_fmha_runs_prompt_attention_in_fp8_only_with_an_fp8_kv_cache():
+    """TensorRT-LLM's fp8 context FMHA (the trtllm profile): with an fp8 KV cache the prefill
+    attention computes at the fp8 rate (FlashAttention-3's fp8/bf16 ratio, ~1.6x faster when
+    compute-bound); decode attention, a 16-bit KV cache and other runtimes are unchanged, and the
+    fit's harness sees the same model as simulate()."""
+    from dataclasses import replace as _replace
+
+    from infersim.cost import FP8_ATTN_EFF
+    from infersim.runtime import get_runtime
+
+    m = get_model("Llama 3.1 70B").with_dtypes(weight="fp8", kv="fp8")
+    par = Parallelism(tp=8)
+    pre = Workload("prefill", s_kv=32768, batch=1)
+    t = {rt: simulate(m, H100, par, pre, rt).op_times_ns["attention"] for rt in ("trtllm", "vllm")}
+    assert t["trtllm"] < t["vllm"] / 1.4
+    assert H100.speedup("fp8") * FP8_ATTN_EFF == pytest.approx(1.62)
+    dec = Workload("decode", s_kv=4096, batch=64)
+    assert simulate(m, H100, par, dec, "trtllm").op_times_ns["attention"] == pytest.approx(
+        simulate(m, H100, par, dec, "vllm").op_times_ns["attention"])
+    bf16_kv = get_model("Llama 3.1 70B").with_dtypes(weight="fp8")
+    assert simulate(bf16_kv, H100, par, pre, "trtllm").op_times_ns["attention"] == pytest.approx(
+        simulate(bf16_kv, H100, par, pre, "vllm").op_times_ns["attention"])
+    rt = get_runtime("trtllm")
+    assert rt.fp8_context_fmha and not get_runtime("vllm").fp8_context_fmha
+    assert rt.model_for(m).fp8_context_attention and rt.model_for(bf16_kv) is bf16_kv
+    off = _replace(rt, fp8_context_fmha=False)
+    assert simulate(m, H100, par, pre, off).op_times_ns["attention"] == pytest.approx(t["vllm"], rel=0.05)

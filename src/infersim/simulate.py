@@ -120,6 +120,7 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
     """Latency, breakdown and memory of one configuration (see :mod:`infersim.cost`);
     ``runtime`` is a profile name (``infersim.runtime.RUNTIMES``), a ``Runtime`` or None (default)."""
     rt = get_runtime(runtime)
+    model = rt.model_for(model)
     par.validate(model, hw, workload)
     arrays = ParArrays.from_configs([par], workload)
     terms = cost.prepare(model, hw, arrays, workload)

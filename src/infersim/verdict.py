@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from infersim import cost
+from infersim.presets.runtime_presets import get_runtime
 from infersim.report.fmt import fmt_time
 from infersim.simulate import SimResult
 from infersim.specs.hardware import KNOBS, HardwareSpec
@@ -25,7 +26,7 @@ KNOB_WORDS = {"pe_hbm_gb": "HBM capacity", "bw_hbm_gbs": "HBM bandwidth", "peak_
 def knob_gains(model: ModelSpec, hw: HardwareSpec, r: SimResult) -> dict[str, float]:
     """Fraction of the latency saved by doubling each knob alone (same config, re-costed)."""
     arrays = ParArrays.from_configs([r.par], r.workload)
-    terms = cost.prepare(model, hw, arrays, r.workload)
+    terms = cost.prepare(get_runtime(r.runtime_spec or r.runtime).model_for(model), hw, arrays, r.workload)
     base = hw.knobs()
     rows = np.array([[base[k] * (2.0 if k == knob else 1.0) for k in KNOBS] for knob in KNOBS])
     lat = cost.evaluate(terms, {k: rows[:, j][:, None] for j, k in enumerate(KNOBS)},

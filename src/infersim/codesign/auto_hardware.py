@@ -329,8 +329,8 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     axes = grid_axes(depth, custom, base_hw.knobs(), tuple(getattr(base_hw, k) for k in SYSTEM_KNOBS))
     n = grid_size(axes)
     check_cap(n, max_candidates)
-    ctx = SweepContext(model, base_hw, wl, objective, keep, 1 if keep == "best" else top_k,
-                       get_runtime(runtime))
+    rt = get_runtime(runtime)
+    ctx = SweepContext(rt.model_for(model), base_hw, wl, objective, keep, 1 if keep == "best" else top_k, rt)
     if depth == "two_stage":
         part, n_evals = _two_stage(ctx, axes)
         parts = [part]

@@ -81,7 +81,7 @@ def _attention_core(model: ModelSpec, g: Geometry, blk: Block) -> np.ndarray:
     tok_q = np.where((g.ring == 1) & g.prefill, g.tok, g.tok_pe)   # pass-Q: every rank's queries visit
     nbytes = (kv_read + 2.0 * tok_q * g.qh_pe * a.q_width * g.ab
               + g.tok_pe * g.kvh_pe * a.kv_width * g.kvb / g.seq_split)
-    blk.op("attention", flops, nbytes, L, 1, dtype=model.attn_dtype, klass="attn")
+    blk.op("attention", flops, nbytes, L, 1, dtype=model.attention_dtype(g.prefill), klass="attn")
     return tok_q
 
 

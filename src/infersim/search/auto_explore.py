@@ -171,6 +171,7 @@ def auto_explore(model: ModelSpec, hw: HardwareSpec, workload: Workload, objecti
     if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1):
         raise InferSimError(f"top must be an integer >= 1, got {top!r}")
     rt = get_runtime(runtime)
+    model = rt.model_for(model)
     t0 = time.perf_counter()
     space, lat, period, mem, counts = evaluate_space(model, hw, workload, chunk, progress, rt)
     fit = np.flatnonzero(~np.isnan(lat))

@@ -503,7 +503,7 @@ def _prefill_candidates(model, hw, request, runtime, per_replica=(1, 2, 4, 8, 16
     k = np.repeat(np.asarray(per_replica, dtype=np.int64), len(configs))
     rows = configs.take(np.tile(np.arange(len(configs)), len(per_replica)))
     rows = _with_default_microbatches(rows.with_batch(rows.dp * k))
-    terms = prepared_terms(model, hw, rows, request.prefill())
+    terms = prepared_terms(get_runtime(runtime).model_for(model), hw, rows, request.prefill())
     res = cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False)
     ok = terms.fits(hw.pe_hbm_gb, runtime)
     return rows.take(np.flatnonzero(ok)), res["total_ns"][ok], res["period_ns"][ok]

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from infersim import cost
+from infersim.presets.runtime_presets import get_runtime
 from infersim.errors import require
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
@@ -57,7 +58,7 @@ def _replica_rows(par: Parallelism, per_replica: np.ndarray, wl: Workload) -> Pa
 
 
 def _times(model, hw, rows, wl, runtime) -> np.ndarray:
-    terms = cost.prepare(model, hw, rows, wl)
+    terms = cost.prepare(get_runtime(runtime).model_for(model), hw, rows, wl)
     return cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False)["total_ns"]
 
 

@@ -8,6 +8,7 @@ from collections import OrderedDict
 import numpy as np
 
 from infersim import cost
+from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.parallel import FIELDS, ParArrays
 from infersim.specs.workload import Workload
@@ -53,6 +54,7 @@ def step(model, hw, rows: ParArrays, wl: Workload, runtime, knobs: dict | None =
     """One step of every row on ``hw`` (its knobs passed explicitly: the terms may have been
     prepared for a candidate with other knobs). ``knobs``: arrays of shape ``(H, 1)`` over H
     candidates of ``hw``'s topology instead, giving ``(H, N)`` results."""
+    model = get_runtime(runtime).model_for(model)
     terms = prepared_terms(model, hw, rows, wl)
     return cost.evaluate(terms, hw.knobs() if knobs is None else knobs, runtime=runtime, breakdown=False), terms
 

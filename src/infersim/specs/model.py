@@ -119,6 +119,10 @@ class ModelSpec:
     # MoE placement and expert weights
     moe_layer_step: int = 1
     expert_weight_dtype: str = ""
+    #: Prompt (context) attention computes in fp8: the serving stack quantises Q, K, V to fp8 and
+    #: runs an fp8 flash attention (TensorRT-LLM's ``use_fp8_context_fmha``). Set from the
+    #: runtime (:meth:`infersim.specs.runtime.Runtime.model_for`), only with an fp8 KV cache.
+    fp8_context_attention: bool = False
 
     def __post_init__(self) -> None:
         check_name("model", self.name)
@@ -142,7 +146,7 @@ class ModelSpec:
             positive("v_head_dim", self.v_head_dim)
 
     def _check_flags_and_dtypes(self) -> None:
-        for f in ("gated_ffn", "tied_embeddings", "qkv_bias", "dense_bias", "attn_sinks"):
+        for f in ("gated_ffn", "tied_embeddings", "qkv_bias", "dense_bias", "attn_sinks", "fp8_context_attention"):
             require(isinstance(getattr(self, f), bool), f"{f} must be true or false, got {short_repr(getattr(self, f))}")
         choice("norm", self.norm, ("rmsnorm", "layernorm"))
         choice("weight dtype", self.weight_dtype, WEIGHT_DTYPES)
@@ -435,6 +439,14 @@ class ModelSpec:
         default FMHA dequantise an fp8 KV cache; fp8 attention is opt-in), fp32 for fp32
         activations."""
         return "fp32" if self.act_dtype == "fp32" else "bf16"
+
+    def attention_dtype(self, prefill: bool) -> str:
+        """The attention matmuls' data type in a prefill (prompt) or decode step: fp8 in prefill
+        when :attr:`fp8_context_attention` is set and the KV cache is fp8, else
+        :attr:`attn_dtype`."""
+        if prefill and self.fp8_context_attention and self.kv_dtype == "fp8" and self.act_dtype != "fp32":
+            return "fp8"
+        return self.attn_dtype
 
     # ----- context -------------------------------------------------------------------------
     def check_context(self, context: int) -> None:

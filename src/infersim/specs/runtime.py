@@ -37,6 +37,18 @@ the pipeline) costs
   kernels reach (1.0 for current libraries); ``attn_efficiency`` the same for attention kernels
   (FlashAttention-3 and TensorRT-LLM's XQA/FMHA reach the part's attention maximum, FA2 on
   Hopper about two thirds of it).
+* ``fp8_context_fmha`` — with an fp8 KV cache, the prompt (context) attention runs as an fp8
+  flash attention (Q, K, V quantised to fp8 E4M3, fp32 softmax): TensorRT-LLM's
+  ``use_fp8_context_fmha``, which ``trtllm-bench build`` sets for FP8 and NVFP4 builds, whose KV
+  cache it forces to fp8 (NVIDIA/TensorRT-LLM ``tensorrt_llm/bench/build/build.py`` @7eb710fa);
+  its builder also turns it on whenever paged context FMHA meets an fp8 KV cache ("FP8 Context
+  FMHA is enabled to support FP8 Paged Context FMHA", ``tensorrt_llm/builder.py``, a 2025 copy,
+  commit not pinned), and the PyTorch backend's ``TrtllmAttention`` emits fp8 attention output
+  for fp8/NVFP4-quantised models with an fp8 KV cache (``_torch/attention_backend/trtllm.py``).
+  The attention op of a prefill step then computes at the
+  fp8 tensor rate (``cost.FP8_ATTN_EFF`` of the part's attention efficiency); decode attention
+  and a 16-bit KV cache are unchanged. Engines that dequantise an fp8 KV cache into a 16-bit
+  FlashAttention (vLLM, SGLang by default) leave it off.
 * ``mem_fraction`` — the fraction of each PE's HBM the stack lets weights, KV cache and
   workspace use; the rest is its CUDA context, communicator buffers, allocator slack and
   fragmentation (vLLM's ``gpu_memory_utilization`` defaults to 0.90, SGLang's
@@ -105,10 +117,13 @@ class Runtime:
     net_collective_ns: float = 0.0   # ... per call across nodes
     launch: str = ""             # "" = derived from graph_captured ("graph" or "cpp")
     measured: str = ""           # "measured", "fitted" or "assumed": how its numbers are known
+    fp8_context_fmha: bool = False   # fp8 prompt attention with an fp8 KV cache (see the module docstring)
 
     def __post_init__(self) -> None:
         require(isinstance(self.name, str) and bool(self.name),
                 f"runtime name must be a non-empty string, got {short_repr(self.name)}")
+        require(isinstance(self.fp8_context_fmha, bool),
+                f"fp8_context_fmha must be true or false, got {short_repr(self.fp8_context_fmha)}")
         require(isinstance(self.graph_captured, bool),
                 f"graph_captured must be true or false, got {short_repr(self.graph_captured)}")
         launch = self.launch or ("graph" if self.graph_captured else "cpp")
@@ -145,6 +160,14 @@ class Runtime:
         if self.mem_basis == "free":
             return weights + workspace + self.mem_fraction * np.maximum(c - self.reserve_gb * 1e9 - weights - workspace, 0.0)
         return self.mem_fraction * c
+
+    def model_for(self, model):
+        """``model`` as this runtime runs it: with fp8 prompt attention when the runtime uses
+        fp8 context FMHA and the model's KV cache is fp8 (``model`` itself otherwise)."""
+        if self.fp8_context_fmha and model.kv_dtype == "fp8" and not model.fp8_context_attention:
+            from dataclasses import replace
+            return replace(model, fp8_context_attention=True)
+        return model
 
     def host_ns_per_launch(self) -> float:
         """Host time per launched kernel: nothing when a graph replays the step."""

@@ -134,7 +134,7 @@ class Harness:
 
     def _add_step(self, row: Measurement, rows: ParArrays, wl: Workload) -> int | None:
         hw = self.raw_hw[row.hw]
-        terms = cost.prepare(row.model_spec, hw, rows, wl)
+        terms = cost.prepare(self.base_rt[self.runtime_of(row)].model_for(row.model_spec), hw, rows, wl)
         if np.any(terms.pp > 1) or np.any(terms.cp > 1):
             return None
         s = len(self.step_hw)
