@@ -53,7 +53,6 @@ from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import ParArrays
 from infersim.specs.workload import Workload
 
-
 #: Fraction of its own tensor peak an fp8 flash attention reaches relative to a 16-bit one (the
 #: part's ``attn_compute_eff`` is the 16-bit kernel's): FlashAttention-3 forward on H100 SXM
 #: reaches ~1.2 PFLOPS in fp8 (0.61 of 1,979) against 740 TFLOPS in bf16 (0.75 of 989) (Shah et

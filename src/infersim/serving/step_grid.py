@@ -30,8 +30,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from infersim import cost
-from infersim.presets.runtime_presets import get_runtime
 from infersim.errors import require
+from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import Parallelism, ParArrays
