@@ -146,8 +146,8 @@ def test_targets_by_hand():
     rows = [RowResult(r, r.value, r.value, r.value * (1.0 + e), True, batch=b)
             for r, e, b in ((b200, 0.10, 8), (mi300x, -0.30, 64), (h100, 0.40, 128))]
     got = {c: (v, ok) for c, v, _, ok in targets(Report(rows, stored_params()))}
-    assert got["B200 rows, median |error|"] == ("10.0% (1 rows)", True)
-    assert got["MI300X rows, median |error|"] == ("30.0% (1 rows)", False)
-    assert got["multi-node rows, median |error|"] == ("40.0% (1 rows)", False)
+    assert got["B200 rows, median abs. error"] == ("10.0% (1 rows)", True)
+    assert got["MI300X rows, median abs. error"] == ("30.0% (1 rows)", False)
+    assert got["multi-node rows, median abs. error"] == ("40.0% (1 rows)", False)
     assert got["batch >= 64, signed median"] == ("+5.0% (2 rows)", True)
-    assert got["LOSO median |error|"][1] is False          # 30% over 3 sources
+    assert got["LOSO median abs. error"][1] is False          # 30% over 3 sources

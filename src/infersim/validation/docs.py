@@ -16,9 +16,19 @@ KNOWN_GAPS: tuple[str, ...] = (
     "Multi-node: no scored row spans nodes (the LMSYS large-scale-EP rows are prefill-only throughput "
     "or 9 nodes, which no preset has): inter-node collectives and `net_collective_ns` are unvalidated.",
     "Eager PyTorch: one row (gpt-fast's eager baseline); its LOSO error is the prior's alone.",
-    "MI300X at large concurrency (vLLM throughput tables): 25-28% LOSO; the fit pushes "
-    "`cdna3.attn_memory` and `cdna3.ridge_overlap` to their bounds, the sign of a missing term "
-    "(ROCm paged attention at large batch x context, or vLLM's host work per sequence on ROCm).",
+    "MI300X at large concurrency (vLLM throughput tables): the fit pushes `cdna3.attn_memory` and "
+    "`cdna3.ridge_overlap` to their bounds, the sign of a missing term. The MI300X continuous-batching "
+    "error tracks the share of the interval spent in prefill (correlation 0.76; prefill-heavy 2048/2048 "
+    "rows +60 to +85%, 128-token prompts -20 to +14%), while static rows with the same 2048-token "
+    "prompts are right: prefill inside vLLM's ROCm serving loop runs about 3x slower per token than "
+    "the static benchmark's. A ROCm attention-quality runtime factor (vLLM's AITER blog: 2.7-4.4x over "
+    "the legacy backend) takes the batch-129+ bias from +28% to -1% but leaves LOSO unchanged and moves "
+    "`vllm.seq_ns` to zero, so it is not adopted.",
+    "DeepSeek-R1 across engine generations: early-2025 stacks (dstack, SGLang 0.4.3 / vLLM 0.7.3) run "
+    "40-70% slower than predicted, late-2025 ones (InferenceX, SGLang 0.5.12 on H200) up to 2x faster "
+    "at concurrency 16-64; one kernel-quality parameter per engine cannot hold both (MLA and fp8 MoE "
+    "kernels changed within a version line). A per-runtime quantised-GEMM streaming factor was tried: "
+    "LOSO unchanged, two parameters at a bound.",
     "B200 / GB200 FP4 maximum-throughput rows are predicted ~14% too fast (signed); no Blackwell "
     "micro-benchmark pins its fp4 GEMM and weight-streaming maxima.",
     "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
@@ -53,16 +63,16 @@ def targets(rep: Report) -> list[tuple[str, str, str, bool]]:
     _, cover = calibrated_quantile(rows)
     nb = len(rep.at_bound())
     sign = rep.signed_median(big)
-    out = [("LOSO median |error|", f"{_pct(loso)} over {n_src} sources", "<= 12% over >= 35",
+    out = [("LOSO median abs. error", f"{_pct(loso)} over {n_src} sources", "<= 12% over >= 35",
             loso <= 0.12 and n_src >= 35),
            ("sources above 30% LOSO", f"{len(far)}" + (f" ({', '.join(far)})" if far else ""), "0", not far),
            ("batch >= 64, signed median", f"{_pct(sign, True)} ({len(big)} rows)", "within +-10%",
             bool(big) and abs(sign) <= 0.10),
-           ("multi-node rows, median |error|", f"{_pct(_median_abs(multi))} ({len(multi)} rows)", "<= 20%",
+           ("multi-node rows, median abs. error", f"{_pct(_median_abs(multi))} ({len(multi)} rows)", "<= 20%",
             bool(multi) and _median_abs(multi) <= 0.20)]
     for name in ("MI300X", "B200"):
         rs = part(name)
-        out.append((f"{name} rows, median |error|", f"{_pct(_median_abs(rs))} ({len(rs)} rows)", "<= 20%",
+        out.append((f"{name} rows, median abs. error", f"{_pct(_median_abs(rs))} ({len(rs)} rows)", "<= 20%",
                     bool(rs) and _median_abs(rs) <= 0.20))
     out += [("parameters at a bound", str(nb), "0", nb == 0),
             ("80% bands cover (LOSO rows)", f"{100 * cover:.0f}%", "75-85%", 0.75 <= cover <= 0.85)]
