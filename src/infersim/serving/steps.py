@@ -17,7 +17,7 @@ from infersim.specs.workload import Workload
 #: stage of the cost model, shared by hardware candidates that differ only in knobs (an SLA
 #: co-design sweep searches the same rows on every candidate).
 _TERMS: OrderedDict = OrderedDict()
-_TERMS_MAX_ROWS = 250_000       # rows kept (~1.4 KB of terms per row): an SLA co-design's brackets of several capacities
+_TERMS_MAX_ROWS = 50_000        # rows kept (~1.4 KB of terms per row): the brackets of the capacities a chunk shares; more costs memory and no time
 _TERMS_ROWS = [0]               # rows held now (kept as a count: summing per insert is quadratic)
 #: Keys asked for once: terms are kept from a key's second request on, so that one-off rows (an
 #: SLA search's batch probes) never evict the grid every candidate reuses.
