@@ -29,8 +29,10 @@ KNOWN_GAPS: tuple[str, ...] = (
     "at concurrency 16-64; one kernel-quality parameter per engine cannot hold both (MLA and fp8 MoE "
     "kernels changed within a version line). A per-runtime quantised-GEMM streaming factor was tried: "
     "LOSO unchanged, two parameters at a bound.",
-    "B200 / GB200 FP4 maximum-throughput rows are predicted ~14% too fast (signed); no Blackwell "
-    "micro-benchmark pins its fp4 GEMM and weight-streaming maxima.",
+    "B200 / GB200: `blackwell.memory_fp8` ends at its ceiling (1.6 x the preset's 0.32, a small-M fp8 "
+    "GEMM's streaming measured at 64 MB): the DeepSeek-R1 FP8 and TensorRT-LLM rows stream 8-bit weights "
+    "faster than that library did; no Blackwell micro-benchmark of today's fp8/fp4 decode GEMMs pins the "
+    "maximum (widening the range to 3 gave 2.4, LOSO 12.5%, and sent two ridge overlaps to zero).",
     "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
     "rows have no preset yet (listed above as not expressed).",
     "TTFT under load in continuous-batching engines: rows whose concurrency exceeds the KV capacity "
