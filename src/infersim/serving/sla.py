@@ -113,6 +113,11 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
     return out
 
 
+def concat_results(parts: list[dict]) -> dict:
+    """Per-row result dicts of consecutive row sets as one (each column concatenated in order)."""
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
 def batch_rows(configs: ParArrays, bmax: np.ndarray, ends_only: bool = False
                ) -> tuple[ParArrays, np.ndarray, np.ndarray]:
     """(config, batch) rows: b·dp for b = 1, 2, 4, … sequences per replica up to ``bmax``,
@@ -404,7 +409,7 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
                     best_only=single_replica and objective == "tok_s_per_pe")
     if extra is not None:
         rows, more = concat([rows, extra[0]]), evaluate(extra[0])
-        res = {k: np.concatenate([res[k], more[k]]) for k in res}
+        res = concat_results([res, more])
     return _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
                    disaggregated, t0, speculation, batch_cap)
 

@@ -34,6 +34,7 @@ from infersim.serving.sla import (
     _with_default_microbatches,
     batch_rows,
     best_or_miss,
+    concat_results,
     limit_ms,
     max_batch,
     serving_space,
@@ -91,10 +92,6 @@ def _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap):
     return out, configs
 
 
-def _concat_res(parts: list[dict]) -> dict:
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-
-
 def _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens):
     """``evaluate(probe, configs)`` for the refinement: every probe row priced with the knobs of
     the candidate its config belongs to (the candidates present, in chunks of bounded size)."""
@@ -129,14 +126,14 @@ def _topology(model, hws, request, ttft_ms, tpot_ms, rt, batching, chunk_tokens,
     rows = concat([grids[j][0] for j in live])
     cfg = np.concatenate([k * n_cfg + grids[j][1] for k, j in enumerate(live)])
     bmax = np.concatenate([grids[j][2] for j in live])
-    res = _concat_res([grids[j][3] for j in live])
+    res = concat_results([grids[j][3] for j in live])
     owner = np.repeat(np.arange(len(live)), n_cfg)
     owner_hw = np.asarray(live)[owner]
     evaluate = _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens)
     extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms, best_only=True, owner=owner)
     if extra is not None:
         more_rows, more_cfg = extra
-        rows, res = concat([rows, more_rows]), _concat_res([res, evaluate(more_rows, more_cfg)])
+        rows, res = concat([rows, more_rows]), concat_results([res, evaluate(more_rows, more_cfg)])
         cfg = np.concatenate([cfg, more_cfg])
     member = owner[cfg]
     picks = {}
