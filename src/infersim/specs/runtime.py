@@ -68,7 +68,8 @@ the same fields.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -165,8 +166,7 @@ class Runtime:
         """``model`` as this runtime runs it: with fp8 prompt attention when the runtime uses
         fp8 context FMHA and the model's KV cache is fp8 (``model`` itself otherwise)."""
         if self.fp8_context_fmha and model.kv_dtype == "fp8" and not model.fp8_context_attention:
-            from dataclasses import replace
-            return replace(model, fp8_context_attention=True)
+            return _with_fp8_context(model)
         return model
 
     def host_ns_per_launch(self) -> float:
@@ -187,4 +187,12 @@ def runtime_fields() -> list[str]:
     return [f.name for f in fields(Runtime)]
 
 
+@lru_cache(maxsize=256)
+def _with_fp8_context(model):
+    """``model`` with fp8 prompt attention, built once per model: every serving step asks for it,
+    and building (validating) a spec costs more than the step's lookup in the step cache."""
+    return replace(model, fp8_context_attention=True)
+
+
 __all__ = ["BOUNDS", "HOST_LAUNCH_BOUNDS", "LAUNCH_PATHS", "Runtime", "runtime_fields"]
+
