@@ -139,8 +139,8 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
         bound=str(cost.bound_of(res)[0]),
         pes_used=par.pes,
         op_times_ns={k: scalar(v) for k, v in res["op_times_ns"].items()},
-        op_flops={o.name: float(o.flops[0]) * o.mult for o in terms.ops},
-        op_bytes={o.name: float(o.nbytes[0]) * o.mult for o in terms.ops},
+        op_flops=dict(zip(terms.table.names, (terms.table.flops[:, 0] * terms.table.mult[:, 0]).tolist())),
+        op_bytes=dict(zip(terms.table.names, (terms.table.nbytes[:, 0] * terms.table.mult[:, 0]).tolist())),
         runtime_spec=rt,
         band=step_band(hw, rt, config, workload),
     )

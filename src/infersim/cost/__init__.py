@@ -44,7 +44,7 @@ from infersim.cost.terms import (
     KINDS,
     RUNTIME_COMPONENTS,
     Block,
-    Op,
+    OpTable,
     RawOp,
     Terms,
 )
@@ -61,19 +61,38 @@ from infersim.specs.workload import Workload
 FP8_ATTN_EFF = 0.81
 
 
-def make_op(hw: HardwareSpec, o: RawOp) -> Op:
-    """An operator with the hardware's size- and dtype-dependent efficiencies applied:
+def _table_eff(hw: HardwareSpec, tables: list[str], size: np.ndarray) -> np.ndarray:
+    """Each row's efficiency at its ``size`` from the hardware table that row names (one
+    interpolation per distinct table)."""
+    eff = np.empty_like(size)
+    for name in dict.fromkeys(tables):
+        rows = [i for i, t in enumerate(tables) if t == name]
+        eff[rows] = hw.table_efficiency(name, size[rows])
+    return eff
+
+
+def op_table(hw: HardwareSpec, raws: list[RawOp], n: int) -> OpTable:
+    """The operators with the hardware's size- and dtype-dependent efficiencies applied:
     ``f = flops / (eff_c · tensor rate · clock)``, ``m = bytes / eff_m`` (a grouped GEMM runs at
     the efficiency of each of its problems' size; an fp8 attention at ``FP8_ATTN_EFF`` of the
-    part's attention efficiency)."""
-    attn = o.klass == "attn"
-    eff = hw.compute_efficiency(o.flops / o.problems, o.dtype, attn)
-    if attn and o.dtype == "fp8" and hw.speedup("fp8") > 1.0:
-        eff = eff * FP8_ATTN_EFF
-    f = o.flops / (eff * hw.tensor_rate(o.dtype) * hw.clock_fraction)
-    m = o.nbytes / hw.memory_efficiency(o.nbytes / o.problems, o.weight_dtype, attn)
-    return Op(o.name, f, m, o.mult, o.kernels, o.kind, o.flops, o.nbytes, o.klass,
-              hw.compute_table(o.dtype, attn), hw.memory_table(o.weight_dtype, attn))
+    part's attention efficiency), stacked in :data:`KINDS` order (stable: a block's order stays)."""
+    raws = sorted(raws, key=lambda o: KINDS.index(o.kind))
+    k = len(raws)
+    flops, nbytes, problems = np.empty((k, n)), np.empty((k, n)), np.empty((k, n))
+    for i, o in enumerate(raws):
+        flops[i], nbytes[i], problems[i] = o.flops, o.nbytes, o.problems
+    attn = [o.klass == "attn" for o in raws]
+    ctables = [hw.compute_table(o.dtype, a) for o, a in zip(raws, attn)]
+    mtables = [hw.memory_table(o.weight_dtype, a) for o, a in zip(raws, attn)]
+    fp8_attn = hw.speedup("fp8") > 1.0
+    col = lambda v: np.array(list(v), dtype=float).reshape(k, 1)  # noqa: E731
+    attn_eff = col(FP8_ATTN_EFF if a and o.dtype == "fp8" and fp8_attn else 1.0 for o, a in zip(raws, attn))
+    rate = col(hw.tensor_rate(o.dtype) for o in raws)
+    f = flops / (_table_eff(hw, ctables, flops / problems) * attn_eff * rate * hw.clock_fraction)
+    m = nbytes / _table_eff(hw, mtables, nbytes / problems)
+    return OpTable(tuple(o.name for o in raws), f, m, flops, nbytes, col(o.mult for o in raws),
+                   col(o.kernels for o in raws), tuple(o.kind for o in raws), tuple(o.klass for o in raws),
+                   tuple(ctables), tuple(mtables))
 
 
 def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
@@ -81,27 +100,28 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     """Apply the hardware's size- and dtype-dependent efficiencies and tensor rates; group the
     collectives by (component, kind); count kernel launches by kind; memory per PE of the larger
     of the first and the last pipeline stage."""
-    ops: list[Op] = []
-    kernels = {k: np.zeros(g.n) for k in KINDS}
-    comms: dict[tuple[str, str], coll.CommSet] = {}
-    coll_calls: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    raws = [o for b in blocks for o in b.ops]
+    per_kind = dict.fromkeys(KINDS, 0.0)
+    for o in raws:
+        per_kind[o.kind] += o.mult * o.kernels
+    kernels = {k: np.full(g.n, v) for k, v in per_kind.items()}
     for b in blocks:
-        for o in b.ops:
-            ops.append(make_op(hw, o))
-            kernels[o.kind] = kernels[o.kind] + o.mult * o.kernels
         for kind, launches in b.launches.items():
             kernels[kind] = kernels[kind] + launches
-        for component, kind, c, calls in b.comms:
-            comms.setdefault((component, kind), coll.CommSet(g.n)).add(c)
-            net = c.k[:, 2, :].max(axis=0) > 0          # the collective spans SiPs (nodes)
-            local, across = coll_calls.setdefault(kind, (np.zeros(g.n), np.zeros(g.n)))
-            coll_calls[kind] = (local + calls * ~net, across + calls * net)
+    rows = [r for b in blocks for r in b.comms]
+    comms = coll.CommTable.of([(component, kind, c) for component, kind, c, _ in rows], g.n, KINDS)
+    coll_calls: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for _, kind, c, calls in rows:
+        net = c.k[:, 2, :].max(axis=0) > 0          # the collective spans SiPs (nodes)
+        local, across = coll_calls.get(kind, (0.0, 0.0))
+        coll_calls[kind] = (local + calls * ~net, across + calls * net)
     ring = next(b.ring for b in blocks if b.ring is not None)
     stages = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])
-    return Terms(hw=hw, par=par, prefill=g.prefill, ops=ops,
-                 attn_index=[o.name for o in ops].index(ring.op),
-                 comms={k: c for k, c in comms.items() if c.comms()},
+    table = op_table(hw, raws, g.n)
+    return Terms(hw=hw, par=par, prefill=g.prefill, table=table,
+                 attn_index=table.names.index(ring.op),
+                 comms=comms,
                  ring_step=ring.step, ring_mult=ring.mult, cp=g.cp, m=g.m, pp=g.pp,
                  kernels=kernels, coll_calls=coll_calls, stages=stages,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],

@@ -45,7 +45,7 @@ as used by NCCL's double binary trees; TensorRT-LLM's one-shot custom all-reduce
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -81,10 +81,12 @@ class Comm:
         return Comm(self.c[:, :, idx], self.k[:, :, idx])
 
     def with_algorithms(self, a: int) -> "Comm":
-        """The same terms offered as ``a`` (identical) algorithm choices."""
+        """The same terms offered as ``a`` algorithm choices (the last one repeated: the minimum
+        over them is unchanged)."""
         if self.algorithms == a:
             return self
-        return Comm(np.repeat(self.c, a, axis=0), np.repeat(self.k, a, axis=0))
+        idx = np.minimum(np.arange(a), self.algorithms - 1)
+        return Comm(self.c[idx], self.k[idx])
 
     @staticmethod
     def where(mask: np.ndarray, a: "Comm", b: "Comm") -> "Comm":
@@ -93,87 +95,133 @@ class Comm:
         a, b = a.with_algorithms(n), b.with_algorithms(n)
         return Comm(np.where(mask, a.c, b.c), np.where(mask, a.k, b.k))
 
-    def is_zero(self) -> bool:
-        return not (self.c.any() or self.k.any())
-
     def time_ns(self, bw_gbs, alpha_ns, link_eff: float) -> np.ndarray:
         """Σ_l min_a c/(B_l·eff) + k·α_l; ``bw_gbs`` and ``alpha_ns`` are 3-sequences whose items
         broadcast against the config axis (scalars, or (U, 1) arrays over link-bandwidth sets)."""
         return self.time_on(LinkTerms.of(bw_gbs, alpha_ns, link_eff))
 
     def time_on(self, links: "LinkTerms") -> np.ndarray:
-        """:meth:`time_ns` on prepared link terms. All levels and algorithms in one broadcast
-        ((A, 3, …, N) terms, min over A, sum over the levels in order: the same floating-point
-        operations as a loop over them)."""
-        shape = (self.algorithms, N_LEVELS) + links.pad + (self.c.shape[-1],)
-        t = self.c.reshape(shape) * links.inv + self.k.reshape(shape) * links.alpha
-        return np.add.reduce(np.minimum.reduce(t, axis=0), axis=0)
+        """:meth:`time_ns` on prepared link terms: (U, N), or (N,) for scalar bandwidths."""
+        t = link_time(self.c, self.k, links)
+        return t if links.batched else t[0]
 
 
 @dataclass(frozen=True)
 class LinkTerms:
-    """The three levels' 1/(B_l·eff) and α_l shaped to broadcast against (A, 3, …, N) terms:
-    built once per evaluation, shared by every collective."""
+    """The three levels' 1/(B_l·eff) as (U, 3) rows over U link-bandwidth sets and α_l as (3,):
+    built once per evaluation, shared by every collective. ``batched``: the bandwidths came as
+    (U, 1) arrays (else U = 1 and results drop that axis)."""
 
     inv: np.ndarray
     alpha: np.ndarray
-    pad: tuple
+    batched: bool
 
     @classmethod
     def of(cls, bw_gbs, alpha_ns, link_eff: float) -> "LinkTerms":
-        inv = 1.0 / (np.stack(np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in bw_gbs])) * link_eff)
-        s = inv.shape[1:]                   # each level's bandwidth: () or (U, 1) against (N,)
-        per_level = (1, N_LEVELS) + (s if s else (1,))
-        alpha = np.asarray(alpha_ns, dtype=float).reshape((1, N_LEVELS) + (1,) * max(len(s), 1))
-        return cls(inv.reshape(per_level), alpha, (1,) * (len(s) - 1))
+        bw = np.stack(np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in bw_gbs]))
+        inv = 1.0 / (bw * link_eff)
+        return cls(inv.reshape(N_LEVELS, -1).T, np.asarray(alpha_ns, dtype=float), bw.ndim > 1)
+
+
+def link_time(c: np.ndarray, k: np.ndarray, links: LinkTerms) -> np.ndarray:
+    """Times of collectives of (algorithms, 3 levels, ...) terms on U link sets, (U, ...): per
+    level the cheapest algorithm, ``min_a c·inv_l + k·α_l``, then the levels summed in order."""
+    pad = (None,) * (c.ndim - 2)
+    t = c[None] * links.inv[(slice(None), None, slice(None)) + pad] + k[None] * links.alpha[(slice(None),) + pad]
+    t = np.minimum.reduce(t, axis=1)
+    return t[:, 0] + t[:, 1] + t[:, 2]
 
 
 @dataclass
-class CommSet:
-    """The collectives of one breakdown component: those without an algorithm choice summed
-    into one :class:`Comm`, those with a choice kept apart (the minimum is per collective)."""
+class CommBlock:
+    """Collectives of N configs with the same number A of algorithm choices, stacked: bytes ``c``
+    and hops ``k`` of shape (A, 3 levels, R, N), one row per (component, kind, collective); rows
+    of one kind are consecutive."""
 
-    n: int
-    fixed: Comm | None = None
-    chosen: list[Comm] = field(default_factory=list)
+    c: np.ndarray
+    k: np.ndarray
+    components: tuple[str, ...]
+    kinds: tuple[str, ...]
 
-    def add(self, comm: Comm) -> "CommSet":
-        if comm.is_zero():
-            return self
-        if comm.algorithms == 1:
-            self.fixed = comm if self.fixed is None else self.fixed + comm
-        else:
-            self.chosen.append(comm)
-        return self
+    def __post_init__(self):
+        from infersim.cost.terms import runs
 
-    def comms(self) -> list[Comm]:
-        return ([self.fixed] if self.fixed is not None else []) + self.chosen
+        self.kind_runs = runs(self.kinds)
+        order = sorted(range(len(self.components)), key=lambda i: self.components[i])
+        #: (runs of the rows sorted by component, that order)
+        self.component_runs = (runs(tuple(self.components[i] for i in order)), np.array(order, dtype=np.intp))
 
-    def take(self, idx) -> "CommSet":
-        return CommSet(len(np.arange(self.n)[idx]), self.fixed.take(idx) if self.fixed else None,
-                       [c.take(idx) for c in self.chosen])
+    def take(self, idx) -> "CommBlock":
+        return CommBlock(self.c[..., idx], self.k[..., idx], self.components, self.kinds)
 
-    def time_on(self, links: LinkTerms):
-        t = 0.0
-        for c in self.comms():
-            t = t + c.time_on(links)
-        return t
+
+@dataclass
+class CommTable:
+    """Every collective of N configs, in one :class:`CommBlock` per number of algorithm choices
+    (stacking without padding: a choice-free collective costs one algorithm's work), so that
+    evaluation prices each block in one broadcast."""
+
+    blocks: list[CommBlock]
+
+    @classmethod
+    def of(cls, rows: list[tuple[str, str, Comm]], n: int, kind_order) -> "CommTable":
+        rows = sorted(rows, key=lambda r: kind_order.index(r[1]))
+        blocks = []
+        for a in sorted({r[2].algorithms for r in rows}):
+            sel = [r for r in rows if r[2].algorithms == a]
+            c, k = np.empty((a, N_LEVELS, len(sel), n)), np.empty((a, N_LEVELS, len(sel), n))
+            for i, (_, _, comm) in enumerate(sel):
+                c[:, :, i], k[:, :, i] = comm.c, comm.k
+            blocks.append(CommBlock(c, k, tuple(r[0] for r in sel), tuple(r[1] for r in sel)))
+        return cls(blocks)
+
+    def __len__(self) -> int:
+        return sum(len(b.kinds) for b in self.blocks)
+
+    def take(self, idx) -> "CommTable":
+        return CommTable([b.take(idx) for b in self.blocks])
+
+    def rows(self):
+        """(kind, spans SiPs: (N,) bool) of every collective, block by block."""
+        for b in self.blocks:
+            net = b.k[:, 2].max(axis=0) > 0          # the collective crosses SiPs (nodes)
+            yield from zip(b.kinds, net)
+
+    def time_on(self, links: LinkTerms) -> list[np.ndarray]:
+        """Per block, (U, R, N) times of its rows on U link sets (:func:`link_time`)."""
+        return [link_time(b.c, b.k, links) for b in self.blocks]
+
+
+class Levels:
+    """A group's members per link level, (3, N) floats, with the per-byte terms of each
+    collective over it computed once: every collective's bytes are its message size times a
+    factor of the levels alone, and its hops those of the levels where there is something to send,
+    so the groups of a configuration (TP, CP, the FFN's) price all their collectives from one set."""
+
+    __slots__ = ("g", "_terms")
+
+    def __init__(self, g):
+        self.g = np.asarray(g, dtype=float)
+        self._terms: dict = {}
+
+    def terms(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
+        """(bytes per byte sent, hops), each (A, 3, N), of collective ``kind`` over this group."""
+        if kind not in self._terms:
+            self._terms[kind] = _PER_BYTE[kind](self.g)
+        return self._terms[kind]
+
+    def collective(self, kind: str, n_bytes) -> Comm:
+        c, k = self.terms(kind)
+        n = np.asarray(n_bytes, dtype=float)
+        return Comm(c * n, k * (n > 0))
+
+
+def levels_of(levels) -> Levels:
+    return levels if isinstance(levels, Levels) else Levels(levels)
 
 
 def _log2_ceil(g: np.ndarray) -> np.ndarray:
     return np.ceil(np.log2(np.maximum(g, 1.0)))
-
-
-def _active(hops: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Latency hops only where there is something to send: an empty collective costs nothing."""
-    return hops * (n > 0)
-
-
-def _shards(levels: np.ndarray, n_bytes) -> tuple[np.ndarray, np.ndarray]:
-    """(members per level as float, bytes each level sees: n / Π_{k<l} g_k)."""
-    g = np.asarray(levels, dtype=float)
-    n = np.asarray(n_bytes, dtype=float) * np.ones_like(g[0])
-    return g, n / _inner(g)
 
 
 def _inner(g: np.ndarray) -> np.ndarray:
@@ -184,56 +232,74 @@ def _inner(g: np.ndarray) -> np.ndarray:
     return inner
 
 
-def all_gather(n_bytes, levels: np.ndarray) -> Comm:
+def _all_gather_terms(g):
+    """All-gather of n bytes of result: level l moves (g_l − 1)/g_l of its share n/Π_{k<l} g_k
+    (Bruck / recursive doubling, ⌈log2 g_l⌉ hops)."""
+    return ((g - 1.0) / g / _inner(g))[None], _log2_ceil(g)[None]
+
+
+def _all_reduce_terms(g):
+    """All-reduce candidates per level on the share n/Π_{k<l} g_k: ring 2(g−1)/g and 2(g−1) hops,
+    double binary tree 2 and 2⌈log2 g⌉, one-shot g − 1 and one hop."""
+    inner, on = _inner(g), (g > 1.0).astype(float)
+    c = np.stack([2.0 * (g - 1.0) / g / inner, 2.0 * on / inner, (g - 1.0) / inner])
+    return c, np.stack([2.0 * (g - 1.0), 2.0 * _log2_ceil(g), on])
+
+
+def _all_to_all_terms(g):
+    """All-to-all: level l carries the share of the data first reached there, (G_l − G_{l−1})/G;
+    pairwise exchange (g − 1 hops) or Bruck (⌈log2 g⌉ rounds, each forwarding half of it)."""
+    prev = _inner(g)
+    share = (prev * g - prev) / g.prod(axis=0)
+    lg = _log2_ceil(g)
+    bruck = np.where(g > 1.0, share * g / (g - np.where(g > 1.0, 1.0, 0.0)) * lg / 2.0, 0.0)
+    return np.stack([share, bruck]), np.stack([g - 1.0, lg])
+
+
+def _p2p_terms(g):
+    """``size − 1`` sends between consecutive members: hops inside a cube, between cubes and
+    between SiPs, each moving the whole message."""
+    hops = np.stack([(g[0] - 1) * g[1] * g[2], (g[1] - 1) * g[2], g[2] - 1])
+    return hops[None], hops[None]
+
+
+def _ring_terms(g):
+    """One ring step at the slowest level the ring crosses (none for a group of one)."""
+    top = np.where(g[2] > 1, 2, np.where(g[1] > 1, 1, 0))
+    step = (np.arange(N_LEVELS)[:, None] == top[None, :]) * (g.prod(axis=0) > 1)
+    return step[None] * 1.0, step[None] * 1.0
+
+
+_PER_BYTE = {"all_gather": _all_gather_terms, "all_reduce": _all_reduce_terms,
+             "all_to_all": _all_to_all_terms, "p2p": _p2p_terms, "ring": _ring_terms}
+
+
+def all_gather(n_bytes, levels) -> Comm:
     """Hierarchical all-gather (also the reduce-scatter cost) of ``n_bytes`` total result."""
-    g, n_l = _shards(levels, n_bytes)
-    c = (g - 1.0) / g * n_l
-    return Comm(c[None], _active(_log2_ceil(g), n_l)[None])
+    return levels_of(levels).collective("all_gather", n_bytes)
 
 
 reduce_scatter = all_gather
 
 
-def all_reduce(n_bytes, levels: np.ndarray) -> Comm:
+def all_reduce(n_bytes, levels) -> Comm:
     """Hierarchical all-reduce with ring, double-binary-tree and one-shot candidates per level."""
-    g, n_l = _shards(levels, n_bytes)
-    on = (g > 1.0).astype(float)
-    c = np.stack([2.0 * (g - 1.0) / g * n_l, 2.0 * n_l * on, (g - 1.0) * n_l])
-    k = np.stack([2.0 * (g - 1.0), 2.0 * _log2_ceil(g), on])
-    return Comm(c, _active(k, n_l[None]))
+    return levels_of(levels).collective("all_reduce", n_bytes)
 
 
-def all_to_all(n_bytes, levels: np.ndarray) -> Comm:
+def all_to_all(n_bytes, levels) -> Comm:
     """Hierarchical all-to-all where each rank sends ``n_bytes`` spread evenly over the group;
     pairwise exchange or Bruck per level."""
-    g = np.asarray(levels, dtype=float)
-    n = np.asarray(n_bytes, dtype=float) * np.ones_like(g[0])
-    total = g.prod(axis=0)
-    prev = _inner(g)
-    share = n * (prev * g - prev) / total            # bytes whose destination is first reached here
-    lg = _log2_ceil(g)
-    # Bruck: ⌈log2 p⌉ rounds each forwarding half of the data crossing the level
-    bruck = np.where(g > 1.0, share * g / (g - np.where(g > 1.0, 1.0, 0.0)) * lg / 2.0, 0.0)
-    c = np.stack([share, bruck])
-    k = np.stack([g - 1.0, lg])
-    return Comm(c, _active(k, n[None] * np.ones_like(g)[None]))
+    return levels_of(levels).collective("all_to_all", n_bytes)
 
 
-def p2p_chain(n_bytes, levels: np.ndarray) -> Comm:
+def p2p_chain(n_bytes, levels) -> Comm:
     """``size - 1`` point-to-point sends between consecutive members of a group (pipeline
     stages): hops inside a cube, between cubes and between SiPs, counted per level."""
-    g = np.asarray(levels, dtype=float)
-    hops = np.stack([(g[0] - 1) * g[1] * g[2], (g[1] - 1) * g[2], g[2] - 1])
-    n = np.asarray(n_bytes, dtype=float)
-    return Comm((hops * n)[None], _active(hops, n * np.ones_like(hops))[None])
+    return levels_of(levels).collective("p2p", n_bytes)
 
 
-def ring_step(n_bytes, levels: np.ndarray) -> Comm:
+def ring_step(n_bytes, levels) -> Comm:
     """One step of a ring over the group: every rank sends ``n_bytes`` to its neighbour at
     once; the step runs at the slowest level the ring crosses."""
-    g = levels
-    top = np.where(g[2] > 1, 2, np.where(g[1] > 1, 1, 0))
-    onehot = (np.arange(N_LEVELS)[:, None] == top[None, :]).astype(float)
-    nb = np.broadcast_to(np.asarray(n_bytes, dtype=float), top.shape)
-    active = ((g.prod(axis=0) > 1) & (nb > 0)).astype(float)   # no payload, no step
-    return Comm((onehot * nb * active)[None], (onehot * active)[None])
+    return levels_of(levels).collective("ring", n_bytes)

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from infersim.cost.collectives import LinkTerms
-from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
+from infersim.cost.collectives import LinkTerms, link_time
+from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms, group_sums
 from infersim.errors import InferSimError
 from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import KNOBS, HardwareSpec
@@ -97,46 +97,100 @@ def phase_times(op, peak_per_ns, bw, rt: Runtime):
     return op.f / (peak_per_ns * qc), op.m / (bw * qm)
 
 
+#: Elements of one (candidates, operators or collectives, configs) temporary: a larger evaluation
+#: is priced in tiles of candidates × configs, so that stacking the operators keeps its
+#: temporaries in cache and never multiplies a sweep's memory by their count.
+TILE_ELEMS = 1 << 17
+
+
+def _quality(klasses: tuple[str, ...], rt: Runtime) -> tuple[np.ndarray, np.ndarray]:
+    """(compute, memory) kernel-quality columns, (ops, 1) each, of operators of ``klasses``."""
+    q = np.array([kernel_quality(k, rt) for k in klasses], dtype=float).reshape(len(klasses), 2)
+    return q[:, :1], q[:, 1:]
+
+
+def _tiled(U: int, N: int, depth: int, price):
+    """``price(candidate slice, config slice)`` over tiles whose (rows, depth, cols) temporaries
+    stay under TILE_ELEMS, assembled into (U, N) arrays (a dict of them, nested as ``price``
+    returns them; scalar entries stay scalars)."""
+    cols = max(1, min(N, TILE_ELEMS // max(depth, 1)))
+    rows = max(1, TILE_ELEMS // (max(depth, 1) * cols))
+    tiles = [(slice(u, u + rows), slice(n, n + cols)) for u in range(0, U, rows) for n in range(0, max(N, 1), cols)]
+    if len(tiles) == 1:
+        return price(*tiles[0])
+    out = None
+    for us, ns in tiles:
+        part = price(us, ns)
+        out = _place(out, part, us, ns, (U, N))
+    return out
+
+
+def _place(out, part, us, ns, shape):
+    """Writes one tile's ``part`` into ``out`` (allocated on the first tile)."""
+    if isinstance(part, dict):
+        out = {} if out is None else out
+        for k, v in part.items():
+            out[k] = _place(out.get(k), v, us, ns, shape)
+        return out
+    if not np.ndim(part):
+        return part
+    out = np.empty(shape) if out is None else out
+    out[us, ns] = part
+    return out
+
+
 def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime,
               breakdown: bool) -> dict:
-    """Per kind, Σ op_time·mult over the operators, for U (peak, bw) rows: (U, N) arrays. The
-    runtime's kernel quality scales the peak GEMMs (``gemm_efficiency``) and the whole attention
-    kernel (``attn_efficiency``); the floor is the op's launches (kernels times the runtime's
-    launch multiplier) at the hardware's kernel latency. With ``breakdown`` also the compute-
-    and HBM-dominated sums, the kernel-floor excess and each operator's time."""
-    out: dict = {"kinds": {}, "ops": {}}
-    comp = hbm = floor = 0.0
-    lat = terms.hw.kernel_latency_ns * rt.launch_multiplier
+    """Per kind, Σ op_time·mult over the operators, for U (peak, bw) rows: (U, N) arrays, all
+    operators in one broadcast over (U, ops, N). The runtime's kernel quality scales the peak
+    GEMMs (``gemm_efficiency``) and the whole attention kernel (``attn_efficiency``); the floor
+    is the op's launches (kernels times the runtime's launch multiplier) at the hardware's kernel
+    latency. With ``breakdown`` also the compute- and HBM-dominated sums, the kernel-floor excess
+    and each operator's time."""
+    tab = terms.table
+    qc, qm = _quality(tab.klasses, rt)
+    floor = tab.kernels * (terms.hw.kernel_latency_ns * rt.launch_multiplier)
     ov = terms.hw.ridge_overlap
-    for i, op in enumerate(terms.ops):
-        tc, tm = phase_times(op, peak_per_ns, bw, rt)
-        t = op_time(tc, tm, op.kernels * lat, ov)
-        if i == terms.attn_index:
-            out["attn"] = t
-        out["kinds"][op.kind] = out["kinds"].get(op.kind, 0.0) + t * op.mult
+    names, slices = tab.kind_runs
+
+    def price(us, ns):
+        tc = tab.f[:, ns] / (peak_per_ns[us, :, None] * qc)
+        tm = tab.m[:, ns] / (bw[us, :, None] * qm)
+        t = op_time(tc, tm, floor, ov)
+        w = t * tab.mult
+        out: dict = {"attn": t[:, terms.attn_index], "kinds": dict(zip(names, group_sums(w, slices, axis=1))),
+                     "ops": {}, "compute": 0.0, "hbm": 0.0, "floor": 0.0}
         if breakdown:
             roof = op_time(tc, tm, 0.0, ov)
             c_dom = tc >= tm
-            comp = comp + np.where(c_dom, roof, 0.0) * op.mult
-            hbm = hbm + np.where(c_dom, 0.0, roof) * op.mult
-            floor = floor + (t - roof) * op.mult
-            out["ops"][op.name] = t * op.mult
-    out["compute"], out["hbm"], out["floor"] = comp, hbm, floor
-    return out
+            every = (slice(None),)
+            out["compute"], = group_sums(np.where(c_dom, roof, 0.0) * tab.mult, every, axis=1)
+            out["hbm"], = group_sums(np.where(c_dom, 0.0, roof) * tab.mult, every, axis=1)
+            out["floor"], = group_sums((t - roof) * tab.mult, every, axis=1)
+            out["ops"] = {n: w[:, i] for i, n in enumerate(tab.names)}
+        return out
+    return _tiled(len(peak_per_ns), len(terms), len(tab), price)
 
 
 def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
     """Per kind (and with ``breakdown`` per component) collective time, and the ring step time,
-    for U link-bandwidth rows: (U, N) arrays."""
+    for U link-bandwidth rows: (U, N) arrays, each block of collectives in one broadcast."""
     hw = terms.hw
-    lt = LinkTerms.of([links[:, j:j + 1] for j in range(3)], hw.link_alpha_ns(), hw.link_eff)
-    out: dict = {"kinds": {}, "components": {}}
-    for (component, kind), cs in terms.comms.items():
-        t = cs.time_on(lt)
-        out["kinds"][kind] = out["kinds"].get(kind, 0.0) + t
-        if breakdown:
-            out["components"][component] = out["components"].get(component, 0.0) + t
-    out["ring_step"] = terms.ring_step.time_on(lt)
+    lt = LinkTerms(1.0 / (links * hw.link_eff), np.asarray(hw.link_alpha_ns(), dtype=float), True)
+    out: dict = {"kinds": {}, "components": {}, "ring_step": terms.ring_step.time_on(lt)}
+    for blk in terms.comms.blocks:
+        def price(us, ns, blk=blk):
+            t = link_time(blk.c[..., ns], blk.k[..., ns], LinkTerms(lt.inv[us], lt.alpha, True))
+            (names, slices), part = blk.kind_runs, {}
+            part["kinds"] = dict(zip(names, group_sums(t, slices, axis=1)))
+            if breakdown:
+                (names, slices), order = blk.component_runs
+                part["components"] = dict(zip(names, group_sums(t[:, order], slices, axis=1)))
+            return part
+        part = _tiled(len(links), len(terms), blk.c.shape[0] * blk.c.shape[1] * blk.c.shape[2], price)
+        for key, sums in part.items():
+            for name, v in sums.items():
+                out[key][name] = out[key][name] + v if name in out[key] else v
     return out
 
 

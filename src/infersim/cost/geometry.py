@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from infersim.cost.collectives import Levels
 from infersim.specs.hardware import Topology
 from infersim.specs.model import DTYPE_BYTES, ModelSpec
 from infersim.specs.parallel import ParArrays, group_levels, mesh_strides
@@ -78,13 +79,13 @@ class Geometry:
     kvh_pe: np.ndarray        # KV heads per PE
     qh_pe: np.ndarray         # query heads per PE
     g_ffn: np.ndarray         # ranks the FFN is sharded over
-    lv_tp: np.ndarray         # (3, N) members per level of each group
-    lv_cp: np.ndarray
-    lv_pp: np.ndarray
-    lv_tpcp: np.ndarray
-    lv_seq: np.ndarray
-    lv_ffn: np.ndarray
-    lv_dp: np.ndarray
+    lv_tp: Levels             # (3, N) members per level of each group, with their collectives' terms
+    lv_cp: Levels
+    lv_pp: Levels
+    lv_tpcp: Levels
+    lv_seq: Levels
+    lv_ffn: Levels
+    lv_dp: Levels
 
     def ones(self) -> np.ndarray:
         return np.ones(self.n)
@@ -141,10 +142,7 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
         is_kv_ring=(ring == 0) & (cp > 1),
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,
         g_ffn=np.where(ffn_tpcp, tp * cp, tp),
-        lv_tp=lv_tp, lv_cp=lv_cp,
-        lv_pp=lv[:, 2],
-        lv_tpcp=lv_tpcp,
-        lv_seq=lv[:, 3],
-        lv_ffn=np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp),
-        lv_dp=lv[:, 4],
+        lv_tp=Levels(lv_tp), lv_cp=Levels(lv_cp), lv_pp=Levels(lv[:, 2]), lv_tpcp=Levels(lv_tpcp),
+        lv_seq=Levels(lv[:, 3]), lv_ffn=Levels(np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp)),
+        lv_dp=Levels(lv[:, 4]),
     )

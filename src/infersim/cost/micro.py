@@ -2,7 +2,7 @@
 
 A GEMM (C = A·B with A of M×K activations, B of K×N weights, C of M×N) is one operator of the
 cost model: ``flops = 2·M·N·K``, HBM bytes ``(M·K + M·N)·act + K·N·weight``, priced by the same
-efficiency tables (:func:`infersim.cost.make_op`), kernel quality and roofline with imperfect
+efficiency tables (:func:`infersim.cost.op_table`), kernel quality and roofline with imperfect
 overlap (:func:`infersim.cost.evaluate.op_time`) as every GEMM of a model. A collective over
 ``ranks`` PEs placed contiguously on the hierarchy is the same :mod:`infersim.cost.collectives`
 term a model's all-reduce is, plus the runtime's library latency per call. A stream copy of
@@ -39,10 +39,10 @@ def gemm_op(m: int, n: int, k: int, weight_dtype: str = "bf16", act_dtype: str =
 
 def op_ns(hw: HardwareSpec, raw: RawOp, runtime=None) -> float:
     """Device time of one operator on ``hw`` (no kernel gap: a kernel timed on its own)."""
-    from infersim.cost import make_op
+    from infersim.cost import op_table
 
     rt = get_runtime(runtime)
-    op = make_op(hw, raw)
+    op = op_table(hw, [raw], 1).op(0)
     tc, tm = phase_times(op, hw.peak_tflops_f16 * 1e3, hw.bw_hbm_gbs, rt)
     return float(op_time(tc, tm, op.kernels * hw.kernel_latency_ns * rt.launch_multiplier, hw.ridge_overlap)[0])
 

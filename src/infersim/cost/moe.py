@@ -46,7 +46,7 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp,
     the gather of missing inputs, etp > 1 for the reduce-scatter, a TP group for the gather)."""
     h, k, ab = float(model.hidden), float(model.n_experts_per_tok), g.cb
     G = g.tp * g.cp * g.dp
-    lv_G = (g.lv_tp * g.lv_cp * g.lv_dp).astype(np.int64)
+    lv_G = (g.lv_tp.g * g.lv_cp.g * g.lv_dp.g).astype(np.int64)
     lv_etp, lv_ep = split_levels(lv_G, etp.astype(np.int64))
     p_team = 1.0 - (1.0 - 1.0 / g.ep) ** k
     team_tok = n_tok * p_team
@@ -57,7 +57,7 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp,
              + coll.all_gather(g.tok_pe * h * ab, lv_back))
     fused = coll.all_reduce(g.tok_pe * h * ab, lv_back)
     one_group = (g.ep == 1) & (g.dp == 1) & ((g.cp == 1) if g.prefill else True)
-    back = lv_back.prod(axis=0) > 1                 # the token's replicas span more than one PE
+    back = lv_back.g.prod(axis=0) > 1               # the token's replicas span more than one PE
     return [(a2a, 2.0 * (g.ep > 1)),
             (coll.all_gather(missing, lv_etp), 1.0 * ((etp > 1) & (g.dp > 1))),
             (coll.Comm.where(one_group, fused, split),

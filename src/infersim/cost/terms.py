@@ -10,7 +10,7 @@ hardware's size- and dtype-dependent efficiencies once and assembles :class:`Ter
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -38,13 +38,13 @@ KINDS = ("all", "dense", "moe", "first", "last", "pipe")
 
 @dataclass
 class RawOp:
-    """One operator as a block states it: raw ``flops`` and ``nbytes`` per PE per occurrence,
-    ``mult`` occurrences per micro-batch traversal, ``kernels`` launches per occurrence,
-    computed in ``dtype``."""
+    """One operator as a block states it: raw ``flops`` and ``nbytes`` per PE per occurrence
+    (an (N,) array, or a scalar shared by every config), ``mult`` occurrences per micro-batch
+    traversal, ``kernels`` launches per occurrence, computed in ``dtype``."""
 
     name: str
-    flops: np.ndarray
-    nbytes: np.ndarray
+    flops: np.ndarray | float
+    nbytes: np.ndarray | float
     mult: float
     kernels: int
     kind: str = "all"
@@ -90,10 +90,8 @@ class Block:
 
     def op(self, name, flops, nbytes, mult, kernels, kind: str = "all", dtype: str = "bf16",
            weight_dtype: str = "bf16", klass: str = "gemm", problems=1.0) -> None:
-        ones = np.ones(self.n)
-        self.ops.append(RawOp(name, np.asarray(flops, dtype=np.float64) * ones,
-                              np.asarray(nbytes, dtype=np.float64) * ones, mult, kernels, kind, dtype,
-                              weight_dtype, klass, np.maximum(np.asarray(problems, dtype=np.float64), 1.0) * ones))
+        self.ops.append(RawOp(name, flops, nbytes, mult, kernels, kind, dtype, weight_dtype, klass,
+                              np.maximum(problems, 1.0)))
 
     def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
              experts: bool = False, problems=1.0) -> None:
@@ -130,9 +128,65 @@ class Op:
     ctable: str = "compute_eff"   # the hardware efficiency tables ``f`` and ``m`` were scaled by
     mtable: str = "memory_eff"
 
-    def take(self, idx) -> "Op":
-        return Op(self.name, self.f[idx], self.m[idx], self.mult, self.kernels, self.kind,
-                  self.flops[idx], self.nbytes[idx], self.klass, self.ctable, self.mtable)
+
+
+def runs(labels: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[slice, ...]]:
+    """(label of each run, its slice) of consecutive equal ``labels``: the groups
+    :func:`group_sums` adds."""
+    starts = [i for i in range(len(labels)) if i == 0 or labels[i] != labels[i - 1]]
+    ends = starts[1:] + [len(labels)]
+    return tuple(labels[i] for i in starts), tuple(slice(a, b) for a, b in zip(starts, ends))
+
+
+def group_sums(x: np.ndarray, slices: tuple[slice, ...], axis: int = 0) -> list[np.ndarray]:
+    """Σ of ``x`` along ``axis`` over each of ``slices``, added one row after the other: the same
+    order at any N (NumPy's reductions sum pairwise where the summed axis is contiguous, as it
+    is for one config, so a config's sums would depend on how many are evaluated with it)."""
+    pre = (slice(None),) * (axis % x.ndim)
+    out = []
+    for sl in slices:
+        rows = range(x.shape[axis])[sl]
+        acc = x[pre + (rows[0],)]
+        for i in rows[1:]:
+            acc = acc + x[pre + (i,)]
+        out.append(acc)
+    return out
+
+
+@dataclass
+class OpTable:
+    """Every operator of N configs stacked, so that evaluation prices them in one broadcast:
+    efficiency-scaled ``f`` and ``m`` and raw ``flops`` and ``nbytes`` per PE per occurrence as
+    (ops, N) arrays; ``mult`` (occurrences per traversal) and ``kernels`` (launches per
+    occurrence) as (ops, 1) columns. Operators of one kind are consecutive, in :data:`KINDS`
+    order, so every kind's sum is one accumulation (``kind_runs``)."""
+
+    names: tuple[str, ...]
+    f: np.ndarray
+    m: np.ndarray
+    flops: np.ndarray
+    nbytes: np.ndarray
+    mult: np.ndarray
+    kernels: np.ndarray
+    kinds: tuple[str, ...]
+    klasses: tuple[str, ...]      # which runtime efficiency applies: "gemm", "attn" or "elementwise"
+    ctables: tuple[str, ...]      # the hardware efficiency tables ``f`` and ``m`` were scaled by
+    mtables: tuple[str, ...]
+
+    def __post_init__(self):
+        self.kind_runs = runs(self.kinds)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def op(self, i: int) -> Op:
+        return Op(self.names[i], self.f[i], self.m[i], float(self.mult[i, 0]), int(self.kernels[i, 0]),
+                  self.kinds[i], self.flops[i], self.nbytes[i], self.klasses[i], self.ctables[i],
+                  self.mtables[i])
+
+    def take(self, idx) -> "OpTable":
+        return replace(self, f=self.f[:, idx], m=self.m[:, idx], flops=self.flops[:, idx],
+                       nbytes=self.nbytes[:, idx])
 
 
 def _take(v, idx):
@@ -146,9 +200,9 @@ class Terms:
     hw: HardwareSpec
     par: ParArrays
     prefill: bool
-    ops: list[Op]
+    table: OpTable
     attn_index: int
-    comms: dict[tuple[str, str], coll.CommSet]   # (component, kind) → collectives
+    comms: coll.CommTable         # every collective, with its component and kind
     ring_step: coll.Comm          # per ring step, per layer
     ring_mult: np.ndarray         # (cp - 1) · layers
     cp: np.ndarray
@@ -164,12 +218,17 @@ class Terms:
     def __len__(self) -> int:
         return len(self.par)
 
+    @property
+    def ops(self) -> list[Op]:
+        """The operators one by one (views of :attr:`table`'s rows)."""
+        return [self.table.op(i) for i in range(len(self.table))]
+
     def take(self, idx) -> "Terms":
         """The terms of a subset of the configs (e.g. those whose memory fits)."""
         sub = lambda d: {k: _take(v, idx) for k, v in d.items()}  # noqa: E731
         return Terms(hw=self.hw, par=self.par.take(idx), prefill=self.prefill,
-                     ops=[o.take(idx) for o in self.ops], attn_index=self.attn_index,
-                     comms={k: c.take(idx) for k, c in self.comms.items()},
+                     table=self.table.take(idx), attn_index=self.attn_index,
+                     comms=self.comms.take(idx),
                      ring_step=self.ring_step.take(idx), ring_mult=self.ring_mult[idx],
                      cp=self.cp[idx], m=self.m[idx], pp=self.pp[idx], kernels=sub(self.kernels),
                      coll_calls={k: (_take(a, idx), _take(b, idx)) for k, (a, b) in self.coll_calls.items()},

@@ -239,10 +239,15 @@ class HardwareSpec:
                 return t
         return "memory_eff"
 
+    def table_efficiency(self, table: str, size: np.ndarray) -> np.ndarray:
+        """The efficiency table ``table`` (a field name) at ``size``, log-linear between its points
+        and flat beyond its ends."""
+        return _interp_log(size, getattr(self, table))
+
     def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16", attn: bool = False) -> np.ndarray:
         """Achievable fraction of the ``dtype`` tensor peak for an operator of ``flops`` (per PE),
         from :meth:`compute_table`."""
-        return _interp_log(flops, getattr(self, self.compute_table(dtype, attn)))
+        return self.table_efficiency(self.compute_table(dtype, attn), flops)
 
     def speedup(self, dtype: str) -> float:
         """The ``dtype`` tensor units' rate relative to the 16-bit ones at the same accumulate
@@ -263,7 +268,7 @@ class HardwareSpec:
     def memory_efficiency(self, nbytes: np.ndarray, weight_dtype: str = "bf16", attn: bool = False) -> np.ndarray:
         """Achievable fraction of HBM bandwidth for an operator moving ``nbytes`` (per PE), from
         :meth:`memory_table`."""
-        return _interp_log(nbytes, getattr(self, self.memory_table(weight_dtype, attn)))
+        return self.table_efficiency(self.memory_table(weight_dtype, attn), nbytes)
 
     def with_knobs(self, **knobs: float) -> "HardwareSpec":
         unknown = set(knobs) - set(KNOBS)
