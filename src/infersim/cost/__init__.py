@@ -27,6 +27,9 @@ are part of this layer). Everything that predicts a time builds on it; it import
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 import numpy as np
 
 from infersim.cost import collectives as coll
@@ -61,13 +64,49 @@ from infersim.specs.workload import Workload
 FP8_ATTN_EFF = 0.81
 
 
-def _table_eff(hw: HardwareSpec, tables: list[str], size: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class _OpKinds:
+    """What a hardware makes of a list of operators, whatever the configs: each one's efficiency
+    tables, the fp8 attention factor, tensor rate, occurrences and launches (cached per
+    (hardware, operator signatures): every evaluation of a model states the same operators)."""
+
+    order: tuple[int, ...]             # the operators in KINDS order (stable)
+    ctables: tuple[str, ...]
+    mtables: tuple[str, ...]
+    crows: tuple[tuple[str, list[int]], ...]     # (table, the rows it prices)
+    mrows: tuple[tuple[str, list[int]], ...]
+    scale: np.ndarray                  # (ops, 1): fp8 attention factor · tensor rate · clock
+    mult: np.ndarray                   # (ops, 1)
+    kernels: np.ndarray                # (ops, 1)
+
+
+@lru_cache(maxsize=256)
+def _op_kinds(hw: HardwareSpec, sigs: tuple) -> _OpKinds:
+    order = tuple(sorted(range(len(sigs)), key=lambda i: KINDS.index(sigs[i][0])))
+    sigs = [sigs[i] for i in order]
+    attn = [klass == "attn" for _, klass, *_ in sigs]
+    ctables = tuple(hw.compute_table(s[2], a) for s, a in zip(sigs, attn))
+    mtables = tuple(hw.memory_table(s[3], a) for s, a in zip(sigs, attn))
+    fp8_attn = hw.speedup("fp8") > 1.0
+    def col(values) -> np.ndarray:              # shared by every table built from the cache: read-only
+        a = np.array(list(values), dtype=float).reshape(len(sigs), 1)
+        a.setflags(write=False)
+        return a
+    attn_eff = col(FP8_ATTN_EFF if a and s[2] == "fp8" and fp8_attn else 1.0 for s, a in zip(sigs, attn))
+    rows = lambda tables: tuple((t, [i for i, x in enumerate(tables) if x == t]) for t in dict.fromkeys(tables))  # noqa: E731
+    scale = col(attn_eff * col(hw.tensor_rate(s[2]) for s in sigs) * hw.clock_fraction)
+    return _OpKinds(order, ctables, mtables, rows(ctables), rows(mtables), scale,
+                    col(s[4] for s in sigs), col(s[5] for s in sigs))
+
+
+def _table_eff(hw: HardwareSpec, rows, size: np.ndarray) -> np.ndarray:
     """Each row's efficiency at its ``size`` from the hardware table that row names (one
     interpolation per distinct table)."""
+    if len(rows) == 1:
+        return hw.table_efficiency(rows[0][0], size)
     eff = np.empty_like(size)
-    for name in dict.fromkeys(tables):
-        rows = [i for i, t in enumerate(tables) if t == name]
-        eff[rows] = hw.table_efficiency(name, size[rows])
+    for name, idx in rows:
+        eff[idx] = hw.table_efficiency(name, size[idx])
     return eff
 
 
@@ -76,23 +115,16 @@ def op_table(hw: HardwareSpec, raws: list[RawOp], n: int) -> OpTable:
     ``f = flops / (eff_c · tensor rate · clock)``, ``m = bytes / eff_m`` (a grouped GEMM runs at
     the efficiency of each of its problems' size; an fp8 attention at ``FP8_ATTN_EFF`` of the
     part's attention efficiency), stacked in :data:`KINDS` order (stable: a block's order stays)."""
-    raws = sorted(raws, key=lambda o: KINDS.index(o.kind))
+    kinds = _op_kinds(hw, tuple((o.kind, o.klass, o.dtype, o.weight_dtype, o.mult, o.kernels) for o in raws))
+    raws = [raws[i] for i in kinds.order]
     k = len(raws)
     flops, nbytes, problems = np.empty((k, n)), np.empty((k, n)), np.empty((k, n))
     for i, o in enumerate(raws):
         flops[i], nbytes[i], problems[i] = o.flops, o.nbytes, o.problems
-    attn = [o.klass == "attn" for o in raws]
-    ctables = [hw.compute_table(o.dtype, a) for o, a in zip(raws, attn)]
-    mtables = [hw.memory_table(o.weight_dtype, a) for o, a in zip(raws, attn)]
-    fp8_attn = hw.speedup("fp8") > 1.0
-    col = lambda v: np.array(list(v), dtype=float).reshape(k, 1)  # noqa: E731
-    attn_eff = col(FP8_ATTN_EFF if a and o.dtype == "fp8" and fp8_attn else 1.0 for o, a in zip(raws, attn))
-    rate = col(hw.tensor_rate(o.dtype) for o in raws)
-    f = flops / (_table_eff(hw, ctables, flops / problems) * attn_eff * rate * hw.clock_fraction)
-    m = nbytes / _table_eff(hw, mtables, nbytes / problems)
-    return OpTable(tuple(o.name for o in raws), f, m, flops, nbytes, col(o.mult for o in raws),
-                   col(o.kernels for o in raws), tuple(o.kind for o in raws), tuple(o.klass for o in raws),
-                   tuple(ctables), tuple(mtables))
+    f = flops / (_table_eff(hw, kinds.crows, flops / problems) * kinds.scale)
+    m = nbytes / _table_eff(hw, kinds.mrows, nbytes / problems)
+    return OpTable(tuple(o.name for o in raws), f, m, flops, nbytes, kinds.mult, kinds.kernels,
+                   tuple(o.kind for o in raws), tuple(o.klass for o in raws), kinds.ctables, kinds.mtables)
 
 
 def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,

@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from infersim.cost.runs import runs, sorted_runs
+
 N_LEVELS = 3
 
 
@@ -144,12 +146,10 @@ class CommBlock:
     kinds: tuple[str, ...]
 
     def __post_init__(self):
-        from infersim.cost.terms import runs
 
         self.kind_runs = runs(self.kinds)
-        order = sorted(range(len(self.components)), key=lambda i: self.components[i])
         #: (runs of the rows sorted by component, that order)
-        self.component_runs = (runs(tuple(self.components[i] for i in order)), np.array(order, dtype=np.intp))
+        self.component_runs = sorted_runs(self.components)
 
     def take(self, idx) -> "CommBlock":
         return CommBlock(self.c[..., idx], self.k[..., idx], self.components, self.kinds)
@@ -169,9 +169,8 @@ class CommTable:
         blocks = []
         for a in sorted({r[2].algorithms for r in rows}):
             sel = [r for r in rows if r[2].algorithms == a]
-            c, k = np.empty((a, N_LEVELS, len(sel), n)), np.empty((a, N_LEVELS, len(sel), n))
-            for i, (_, _, comm) in enumerate(sel):
-                c[:, :, i], k[:, :, i] = comm.c, comm.k
+            c = np.stack([r[2].c for r in sel], axis=2)          # every comm is (a, 3, N)
+            k = np.stack([r[2].k for r in sel], axis=2)
             blocks.append(CommBlock(c, k, tuple(r[0] for r in sel), tuple(r[1] for r in sel)))
         return cls(blocks)
 

@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from infersim.cost.collectives import LinkTerms, link_time
-from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms, group_sums
+from infersim.cost.runs import group_sums
+from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 from infersim.errors import InferSimError
 from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import KNOBS, HardwareSpec

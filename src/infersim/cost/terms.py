@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from infersim.cost import collectives as coll
+from infersim.cost.runs import runs
 from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.parallel import ParArrays
@@ -128,29 +129,6 @@ class Op:
     ctable: str = "compute_eff"   # the hardware efficiency tables ``f`` and ``m`` were scaled by
     mtable: str = "memory_eff"
 
-
-
-def runs(labels: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[slice, ...]]:
-    """(label of each run, its slice) of consecutive equal ``labels``: the groups
-    :func:`group_sums` adds."""
-    starts = [i for i in range(len(labels)) if i == 0 or labels[i] != labels[i - 1]]
-    ends = starts[1:] + [len(labels)]
-    return tuple(labels[i] for i in starts), tuple(slice(a, b) for a, b in zip(starts, ends))
-
-
-def group_sums(x: np.ndarray, slices: tuple[slice, ...], axis: int = 0) -> list[np.ndarray]:
-    """Σ of ``x`` along ``axis`` over each of ``slices``, added one row after the other: the same
-    order at any N (NumPy's reductions sum pairwise where the summed axis is contiguous, as it
-    is for one config, so a config's sums would depend on how many are evaluated with it)."""
-    pre = (slice(None),) * (axis % x.ndim)
-    out = []
-    for sl in slices:
-        rows = range(x.shape[axis])[sl]
-        acc = x[pre + (rows[0],)]
-        for i in rows[1:]:
-            acc = acc + x[pre + (i,)]
-        out.append(acc)
-    return out
 
 
 @dataclass
