@@ -69,7 +69,7 @@ def test_a_software_lever_is_the_sweep_under_that_runtime(by_objective):
 
 @pytest.fixture(scope="module")
 def overhead_bound():
-    return joint_explore(M70, s_kv=131072, mode="decode", depth="balanced")
+    return joint_explore(M70, s_kv=8192, mode="decode", depth="balanced")
 
 
 def test_overhead_bound_answer_names_software_then_hardware(overhead_bound):
@@ -95,7 +95,7 @@ def test_tolerance_pick_is_the_cheapest_within_tolerance(overhead_bound):
     extra = best.system_cost_usd / pick.system_cost_usd - 1
     assert f"costs {100 * extra:.0f}% more" in first and "the fastest" in first
     assert r.design_point == pick.hw           # the levers are measured at the answer
-    exact = joint_explore(M70, s_kv=131072, mode="decode", depth="balanced", tolerance=0.0, sensitivity=False)
+    exact = joint_explore(M70, s_kv=8192, mode="decode", depth="balanced", tolerance=0.0, sensitivity=False)
     assert exact.pick is exact.best
     assert exact.answer()["fastest"] is None
     with pytest.raises(InferSimError, match="tolerance"):

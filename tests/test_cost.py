@@ -108,6 +108,21 @@ def test_hierarchical_allreduce_two_levels(llama70b):
     assert r.breakdown_ns["tp_allreduce"] == pytest.approx(81 * per)
 
 
+def test_no_one_shot_allreduce_across_sips(llama70b):
+    """One-shot reads peers' memory over a scale-up fabric: between cubes of a SiP it is a
+    candidate, between SiPs (a network) the cheapest of ring and tree is taken instead."""
+    n = 8192 * 2
+    inner = _allreduce_level(n, 4, 100, 1000)[0]
+    sips = simulate(llama70b, ideal_hw(n_pes=4, n_sips=2), Parallelism(tp=8), Workload("decode", s_kv=1024),
+                    runtime=IDEAL_RT)
+    _, (ring, tree, one_shot) = _allreduce_level(n / 4, 2, 10, 4000)
+    assert one_shot < min(ring, tree)                        # it would win: its exclusion shows
+    assert sips.breakdown_ns["tp_allreduce"] == pytest.approx(81 * (inner + min(ring, tree)))
+    cubes = simulate(llama70b, ideal_hw(n_pes=4, cubes_per_sip=2, bw_inter_gbs=10.0, alpha_inter_ns=4000.0),
+                     Parallelism(tp=8), Workload("decode", s_kv=1024), runtime=IDEAL_RT)
+    assert cubes.breakdown_ns["tp_allreduce"] == pytest.approx(81 * (inner + one_shot))
+
+
 def test_pipeline_p2p_and_memory(llama70b):
     hw = ideal_hw(n_pes=4)
     wl = Workload("decode", s_kv=1024)

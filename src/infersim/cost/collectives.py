@@ -18,7 +18,8 @@ collective         algorithm                       bytes per PE     hops
 =================  ==============================  ===============  =====================
 all-reduce         ring (reduce-scatter + gather)  2(p−1)/p · n     2(p−1)
                    double binary tree              2 · n            2·⌈log2 p⌉
-                   one-shot (read every peer)      (p−1) · n        1
+                   one-shot (read every peer;      (p−1) · n        1
+                   scale-up levels only)
 all-gather,        Bruck / recursive doubling      (p−1)/p · n      ⌈log2 p⌉
 reduce-scatter     (never slower than a ring)
 all-to-all         pairwise exchange               (p−1)/p · n      p−1
@@ -239,10 +240,16 @@ def _all_gather_terms(g):
 
 def _all_reduce_terms(g):
     """All-reduce candidates per level on the share n/Π_{k<l} g_k: ring 2(g−1)/g and 2(g−1) hops,
-    double binary tree 2 and 2⌈log2 g⌉, one-shot g − 1 and one hop."""
+    double binary tree 2 and 2⌈log2 g⌉, one-shot g − 1 and one hop. One-shot reads every peer's
+    buffer with loads (TensorRT-LLM's and vLLM's custom all-reduce over NVLink / xGMI peer
+    memory), which only the scale-up levels (in a cube, between the cubes of a SiP) offer: between
+    SiPs, over a network, NCCL runs rings and trees, so there the one-shot column is the tree's."""
     inner, on = _inner(g), (g > 1.0).astype(float)
-    c = np.stack([2.0 * (g - 1.0) / g / inner, 2.0 * on / inner, (g - 1.0) / inner])
-    return c, np.stack([2.0 * (g - 1.0), 2.0 * _log2_ceil(g), on])
+    tree_c, tree_k = 2.0 * on / inner, 2.0 * _log2_ceil(g)
+    one_c, one_k = (g - 1.0) / inner, on.copy()
+    one_c[2], one_k[2] = tree_c[2], tree_k[2]
+    c = np.stack([2.0 * (g - 1.0) / g / inner, tree_c, one_c])
+    return c, np.stack([2.0 * (g - 1.0), tree_k, one_k])
 
 
 def _all_to_all_terms(g):

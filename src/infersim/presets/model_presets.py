@@ -46,6 +46,8 @@ PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
     _P("Mistral 7B", "mistral-7b.json", 7.24e9, "mistralai/Mistral-7B-v0.1 (HF card: 7.24B)"),
     _P("Qwen2.5 72B", "qwen2.5-72b.json", 72.7e9, "Qwen2.5 technical report / model card: 72.7B"),
     _P("GPT-3 175B", "gpt-3-175b.json", 175.0e9, "Brown et al. 2020, Table 2.1"),
+    _P("Megatron-530B", "megatron-turing-nlg-530b.json", 530e9, "Smith et al. 2022, Megatron-Turing NLG 530B: "
+       "105 layers, hidden 20480, 128 heads, 2048 positions (FasterTransformer's Megatron-530B benchmark model)"),
     _P("GPT-J 6B", "gpt-j-6b.json", 6.05e9, "EleutherAI/gpt-j-6b model card: 6,053,381,344"),
     _P("Mixtral 8x7B", "mixtral-8x7b.json", 46.7e9, "Mistral AI, Mixtral of Experts (2024): 46.7B",
        published_active_params=12.9e9),

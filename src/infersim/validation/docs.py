@@ -13,8 +13,11 @@ from infersim.validation.validate import NOT_EXPRESSED, SOURCES, Report
 
 #: Where the model and the published numbers part, stated rather than fitted away.
 KNOWN_GAPS: tuple[str, ...] = (
-    "Multi-node: no scored row spans nodes (the LMSYS large-scale-EP rows are prefill-only throughput "
-    "or 9 nodes, which no preset has): inter-node collectives and `net_collective_ns` are unvalidated.",
+    "Multi-node: TP across 2 and 4 nodes is scored (Meta's Llama 3 405B over 400 Gb/s RDMA, "
+    "FasterTransformer's Megatron-530B over HDR InfiniBand); the one-shot all-reduce is a candidate on "
+    "scale-up levels only, and NCCL's latency per call across nodes (`gpu.net_collective_ns`) is fitted. "
+    "Context parallelism across nodes (the Meta paper's CP2-CP16 rows), pipelines across nodes (FT's "
+    "TP8xPP3) and EP across nodes (LMSYS's prefill-only rows) are listed, not scored.",
     "Eager PyTorch: one row (gpt-fast's eager baseline); its LOSO error is the prior's alone.",
     "MI300X at large concurrency (vLLM throughput tables): the fit pushes `cdna3.attn_memory` and "
     "`cdna3.ridge_overlap` to their bounds, the sign of a missing term. The MI300X continuous-batching "

@@ -51,13 +51,17 @@ MODEL_PRESET = {
     "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": "Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int8": "Qwen2.5 72B",
     "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4": "Qwen2.5 72B", "Qwen/Qwen2.5-72B-Instruct-AWQ": "Qwen2.5 72B",
     "Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen3-235B-A22B",
+    "Megatron-Turing NLG 530B": "Megatron-530B",      # no HuggingFace checkpoint
 }
 #: (GPU as published, nodes) -> hardware preset: one node is the 8-GPU platform.
 GPU_PRESET = {
     ("H100-SXM-80GB", 1): "H100-SXM x8", ("H100-SXM-80GB", 2): "H100-SXM 2x8 (IB)",
     ("H100-SXM-80GB", 4): "H100-SXM 4x8 (IB)", ("H100-SXM-80GB", 8): "H100-SXM 8x8 (IB)",
     ("H200-SXM-141GB", 1): "H200 x8", ("H200-SXM-141GB", 2): "H200 2x8 (IB)", ("H200-SXM-141GB", 4): "H200 4x8 (IB)",
-    ("A100-SXM4-80GB", 1): "A100-SXM x8", ("B200-SXM-180GB", 1): "B200 x8", ("B200-SXM-180GB", 2): "B200 2x8 (IB)",
+    ("A100-SXM4-80GB", 1): "A100-SXM x8", ("A100-SXM4-80GB", 2): "A100-SXM 2x8 (IB)",
+    ("A100-SXM4-80GB", 4): "A100-SXM 4x8 (IB)", ("H100-SXM-96GB-500W", 1): "H100 96GB 500W x8",
+    ("H100-SXM-96GB-500W", 2): "H100 96GB 500W 2x8 (RDMA)", ("H100-SXM-96GB-500W", 4): "H100 96GB 500W 4x8 (RDMA)",
+    ("B200-SXM-180GB", 1): "B200 x8", ("B200-SXM-180GB", 2): "B200 2x8 (IB)",
     ("GB200-192GB", 1): "GB200 NVL72", ("MI300X-192GB", 1): "MI300X x8", ("MI325X", 1): "MI325X x8",
     ("MI355X", 1): "MI355X x8", ("L40S-48GB", 1): "L40S x8", ("H100-PCIe-80GB", 1): "H100 PCIe x8",
     ("H20-96GB", 1): "H20 x8", ("GH200-96GB", 1): "GH200 96GB x1", ("A10G-24GB", 1): "A10G x4", ("RTX-4090-24GB", 1): "RTX 4090 x2",
@@ -71,7 +75,8 @@ DTYPE_CODE = {("bf16", "bf16"): "16", ("fp16", "fp16"): "16", ("fp8", "fp8"): "f
 ENGINE_RUNTIME = (("tensorrt-llm", "trtllm"), ("trt-llm", "trtllm"), ("nim", "trtllm"), ("vllm", "vllm"), ("rocm/vllm", "vllm"),
                   ("sglang", "sglang"), ("transformers", "eager"), ("gpt-fast", "cuda-graphs"),
                   ("autoawq", "python-fused"), ("tinychat", "python-fused"),
-                  ("llama.cpp 2024-01", "cpp-nographs"))
+                  ("llama.cpp 2024-01", "cpp-nographs"), ("fastertransformer", "cpp-nographs"),
+                  ("pytorch (meta internal", "cuda-graphs"))
 
 
 def runtime_of_engine(engine: str) -> str:
