@@ -47,6 +47,7 @@ as used by NCCL's double binary trees; TensorRT-LLM's one-shot custom all-reduce
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -135,25 +136,55 @@ def link_time(c: np.ndarray, k: np.ndarray, links: LinkTerms) -> np.ndarray:
     return t[:, 0] + t[:, 1] + t[:, 2]
 
 
-@dataclass
+#: Up to this many configs a block's rows are priced in one broadcast over their stacked terms
+#: (NumPy's cost per call dominates); beyond it row by row, without the stacked copy.
+STACK_MAX_N = 256
+
+
 class CommBlock:
-    """Collectives of N configs with the same number A of algorithm choices, stacked: bytes ``c``
-    and hops ``k`` of shape (A, 3 levels, R, N), one row per (component, kind, collective); rows
-    of one kind are consecutive."""
+    """Collectives of N configs with the same number A of algorithm choices: per row (one per
+    (component, kind, collective), rows of one kind consecutive) bytes ``cs[r]`` and hops
+    ``ks[r]`` of shape (A, 3 levels, N); ``c`` / ``k`` stack them to (A, 3, R, N) on first use."""
 
-    c: np.ndarray
-    k: np.ndarray
-    components: tuple[str, ...]
-    kinds: tuple[str, ...]
-
-    def __post_init__(self):
-
-        self.kind_runs = runs(self.kinds)
+    def __init__(self, cs: tuple, ks: tuple, components: tuple[str, ...], kinds: tuple[str, ...]):
+        self.cs, self.ks, self.components, self.kinds = cs, ks, components, kinds
+        self.n = cs[0].shape[-1]
+        self.kind_runs = runs(kinds)
         #: (runs of the rows sorted by component, that order)
-        self.component_runs = sorted_runs(self.components)
+        self.component_runs = sorted_runs(components)
+
+    @cached_property
+    def c(self) -> np.ndarray:
+        return np.stack(self.cs, axis=2)
+
+    @cached_property
+    def k(self) -> np.ndarray:
+        return np.stack(self.ks, axis=2)
+
+    @property
+    def depth(self) -> int:
+        """Elements per config of the stacked terms (A · 3 · R)."""
+        return self.cs[0].shape[0] * N_LEVELS * len(self.cs)
 
     def take(self, idx) -> "CommBlock":
-        return CommBlock(self.c[..., idx], self.k[..., idx], self.components, self.kinds)
+        return CommBlock(tuple(c[..., idx] for c in self.cs), tuple(k[..., idx] for k in self.ks),
+                         self.components, self.kinds)
+
+    def row_times(self, ns, links: "LinkTerms") -> list[np.ndarray]:
+        """(U, n) :func:`link_time` of each row on configs ``ns``: one broadcast over the stacked
+        rows for few configs, row by row for many (the same element-wise arithmetic either way,
+        so the same bits)."""
+        if self.n <= STACK_MAX_N:
+            t = link_time(self.c[..., ns], self.k[..., ns], links)
+            return [t[:, i] for i in range(t.shape[1])]
+        return [link_time(c[..., ns], k[..., ns], links) for c, k in zip(self.cs, self.ks)]
+
+    def spans_sips(self) -> list[np.ndarray]:
+        """Per row, (N,) bool: the collective crosses SiPs (nodes)."""
+        if self.n <= STACK_MAX_N:
+            net = self.k[:, 2].max(axis=0) > 0
+            return [net[i] for i in range(net.shape[0])]
+        return [k[:, 2].max(axis=0) > 0 for k in self.ks]
 
 
 @dataclass
@@ -170,9 +201,8 @@ class CommTable:
         blocks = []
         for a in sorted({r[2].algorithms for r in rows}):
             sel = [r for r in rows if r[2].algorithms == a]
-            c = np.stack([r[2].c for r in sel], axis=2)          # every comm is (a, 3, N)
-            k = np.stack([r[2].k for r in sel], axis=2)
-            blocks.append(CommBlock(c, k, tuple(r[0] for r in sel), tuple(r[1] for r in sel)))
+            blocks.append(CommBlock(tuple(r[2].c for r in sel), tuple(r[2].k for r in sel),
+                                    tuple(r[0] for r in sel), tuple(r[1] for r in sel)))
         return cls(blocks)
 
     def __len__(self) -> int:
@@ -184,8 +214,7 @@ class CommTable:
     def rows(self):
         """(kind, spans SiPs: (N,) bool) of every collective, block by block."""
         for b in self.blocks:
-            net = b.k[:, 2].max(axis=0) > 0          # the collective crosses SiPs (nodes)
-            yield from zip(b.kinds, net)
+            yield from zip(b.kinds, b.spans_sips())
 
     def time_on(self, links: LinkTerms) -> list[np.ndarray]:
         """Per block, (U, R, N) times of its rows on U link sets (:func:`link_time`)."""

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from infersim.cost.collectives import LinkTerms, link_time
-from infersim.cost.runs import group_sums
+from infersim.cost.collectives import LinkTerms
+from infersim.cost.runs import group_sums, row_sums
 from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 from infersim.errors import InferSimError
 from infersim.presets.runtime_presets import get_runtime
@@ -181,14 +181,14 @@ def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
     out: dict = {"kinds": {}, "components": {}, "ring_step": terms.ring_step.time_on(lt)}
     for blk in terms.comms.blocks:
         def price(us, ns, blk=blk):
-            t = link_time(blk.c[..., ns], blk.k[..., ns], LinkTerms(lt.inv[us], lt.alpha, True))
+            t = blk.row_times(ns, LinkTerms(lt.inv[us], lt.alpha, True))
             (names, slices), part = blk.kind_runs, {}
-            part["kinds"] = dict(zip(names, group_sums(t, slices, axis=1)))
+            part["kinds"] = dict(zip(names, row_sums(t, slices)))
             if breakdown:
                 (names, slices), order = blk.component_runs
-                part["components"] = dict(zip(names, group_sums(t[:, order], slices, axis=1)))
+                part["components"] = dict(zip(names, row_sums([t[i] for i in order], slices)))
             return part
-        part = _tiled(len(links), len(terms), blk.c.shape[0] * blk.c.shape[1] * blk.c.shape[2], price)
+        part = _tiled(len(links), len(terms), blk.depth, price)
         for key, sums in part.items():
             for name, v in sums.items():
                 out[key][name] = out[key][name] + v if name in out[key] else v

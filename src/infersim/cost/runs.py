@@ -33,11 +33,16 @@ def group_sums(x: np.ndarray, slices: tuple[slice, ...], axis: int = 0) -> list[
     order at any N (NumPy's reductions sum pairwise where the summed axis is contiguous, as it
     is for one config, so a config's sums would depend on how many are evaluated with it)."""
     pre = (slice(None),) * (axis % x.ndim)
+    return row_sums([x[pre + (i,)] for i in range(x.shape[axis])], slices)
+
+
+def row_sums(rows: list, slices: tuple[slice, ...]) -> list[np.ndarray]:
+    """Σ of ``rows[sl]`` for each of ``slices``, added one after the other (:func:`group_sums`)."""
     out = []
     for sl in slices:
-        rows = range(x.shape[axis])[sl]
-        acc = x[pre + (rows[0],)]
-        for i in rows[1:]:
-            acc = acc + x[pre + (i,)]
+        part = rows[sl]
+        acc = part[0]
+        for r in part[1:]:
+            acc = acc + r
         out.append(acc)
     return out
