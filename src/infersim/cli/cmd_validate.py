@@ -64,10 +64,11 @@ def run(args) -> int:
     from infersim.validation.fit import PARAMS
     bound = set(rep.at_bound())
     t = Table(title="Fitted parameters (in-sample fit on every source)")
-    for col in ("parameter", "value", "range", "at a bound"):
+    for col in ("parameter", "value", "range", "at a bound", "rows it moves"):
         t.add_column(col, justify="left" if col in ("parameter", "range") else "right")
     for p in PARAMS:
-        t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", "yes" if p.name in bound else "")
+        t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", "yes" if p.name in bound else "",
+                  str(rep.moved.get(p.name, "-")))
     console.print(t)
     if rep.load is not None:
         _print_load(rep.load, args.rows)

@@ -165,6 +165,8 @@ def write_docs(rep: Report, path: str) -> None:
              f"- 80% error bands (tails at the {band_p:.1f}th percentile) cover {100 * band_cov:.0f}% of rows of "
              "sources they were not built from.",
              f"- Parameters at a bound of their range: {', '.join(f'`{n}`' for n in sorted(bound)) or 'none'}.",
+             *([f"- Parameters no scored row depends on (not identified, kept at their prior): "
+                f"{', '.join(f'`{n}`' for n in sorted(idle))}."] if (idle := [n for n, k in rep.moved.items() if not k]) else []),
              "", "### Targets", "", *targets_lines(rep),
              "", "## Method", "", METHOD, "", "## Per source", "",
              "| source | runtime | rows | excluded | LOSO median | signed | in-sample | before | where |",
@@ -183,9 +185,11 @@ def write_docs(rep: Report, path: str) -> None:
         counts[key] = counts.get(key, 0) + 1
     lines += [f"| {src} | {n} | {why} |" for (src, why), n in sorted(counts.items())]
     lines += ["", "## By regime", "", *regime_lines(rep), "", "## Fitted parameters", "",
-              "| parameter | value | physical range | at a bound | meaning |", "|---|---:|---|---|---|"]
+              "A parameter's rows are the scored rows whose prediction it moves; one that moves none is not "
+              "identified by these sources and stays at its prior (stated, not fitted).", "",
+              "| parameter | value | physical range | at a bound | rows | meaning |", "|---|---:|---|---|---:|---|"]
     lines += [f"| `{p.name}` | {rep.params[p.name]:.4g} | [{p.lo:g}, {p.hi:g}] | "
-              f"{'yes' if p.name in bound else ''} | {p.why} |" for p in PARAMS]
+              f"{'yes' if p.name in bound else ''} | {rep.moved.get(p.name, '-')} | {p.why} |" for p in PARAMS]
     if KNOWN_GAPS:
         lines += ["", "## Known gaps", ""] + [f"- {g}" for g in KNOWN_GAPS]
     if rep.load is not None:

@@ -196,6 +196,23 @@ def at_bound(params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> list
         or math.isclose(params[p.name], p.hi, rel_tol=1e-3, abs_tol=1e-3 * (p.hi - p.lo)))]
 
 
+def rows_moved(h, params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> dict[str, int]:
+    """How many scored rows each parameter moves: the rows whose prediction changes by more than
+    1e-6 (relative) when the parameter moves a twentieth of its range towards the interior. A
+    parameter that moves none is not identified by the data: the fit leaves it at its prior
+    (e.g. a per-step host cost hidden under the device step by an asynchronous scheduler)."""
+    base = h.predict(params)
+    out = {}
+    for p in spec:
+        v = params[p.name]
+        step = (p.hi - p.lo) / 20.0
+        moved = h.predict({**params, p.name: v + step if v + step <= p.hi else v - step})
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel = np.abs(moved / base - 1.0)
+        out[p.name] = int(np.sum(h.scored & (rel > 1e-6)))
+    return out
+
+
 def source_weights(rows: list[Measurement]) -> np.ndarray:
     """Each source weighs the same in total (a long table must not drown a short one)."""
     counts: dict[str, int] = {}

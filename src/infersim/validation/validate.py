@@ -25,7 +25,7 @@ from infersim.validation.data import published
 from infersim.validation.data.measurements import EXCLUDED_ROWS, ROWS
 from infersim.validation.data.measurements import SOURCES as STEP_SOURCES
 from infersim.validation.data.serving_measurements import SERVING_ROWS, SERVING_SOURCES
-from infersim.validation.fit import Fit, at_bound, fit, prior_params, stored_params
+from infersim.validation.fit import Fit, at_bound, fit, prior_params, rows_moved, stored_params
 from infersim.validation.harness import Harness
 from infersim.validation.rows import Measurement
 from infersim.validation.under_load import LoadReport
@@ -97,6 +97,8 @@ class Report:
     fit: Fit | None = None
     #: the serving-under-load section (:mod:`.under_load`: predictions only, never fitted)
     load: "LoadReport | None" = None
+    #: per parameter, the scored rows it moves (:func:`.fit.rows_moved`; 0: not identified)
+    moved: dict[str, int] = field(default_factory=dict)
 
     def scored(self, source: str | None = None) -> list[RowResult]:
         return [r for r in self.rows if r.scored and (source is None or r.row.source == source)]
@@ -135,7 +137,7 @@ class Report:
         return {
             "median_abs_error": {w: self.median_abs_error(w) for w in ("loso", "fit", "prior")},
             "sources": len(self.sources_used()), "scored_rows": len(self.scored()),
-            "params": self.params, "params_at_bound": self.at_bound(), "by_source": self.by_source(),
+            "params": self.params, "params_at_bound": self.at_bound(), "rows_moved": self.moved, "by_source": self.by_source(),
             "rows": [{"id": r.row.id, "source": r.row.source, "unit": r.row.unit, "scored": r.scored,
                       "measured": r.row.value, "predicted_prior": r.predicted_prior,
                       "predicted_fit": r.predicted_fit, "predicted_loso": r.predicted_loso,
@@ -187,4 +189,4 @@ def run_validation(refit: bool = True, stored: bool = False) -> Report:
         out.append(RowResult(r, float(prior[i]), float(in_sample[i]),
                              float(held[i]) if h.scored[i] else float(in_sample[i]), bool(h.scored[i]), note,
                              float(shares[i]), int(h.row_batch[i])))
-    return Report(out, full.params, loso_params, None if stored else full)
+    return Report(out, full.params, loso_params, None if stored else full, moved=rows_moved(h, full.params))
