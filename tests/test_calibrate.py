@@ -128,6 +128,22 @@ def test_row_may_name_a_config_json_and_a_hardware_preset(tmp_path):
     assert d.rows[0].model_spec.n_layers == 32
 
 
+def test_row_carries_context_parallelism(tmp_path):
+    """A measured CP deployment (ring attention over cp ranks) is predicted with its cp, and a
+    cp of 0 is a one-line error."""
+    row = {"model": "Llama 3.1 8B", "hw": "H100-SXM x8", "engine": "vllm", "batching": "static",
+           "batch_or_concurrency": 1, "isl": 65536, "osl": 1, "metric": "ttft_ms", "value": 900.0, "tp": 2}
+    (tmp_path / "r.jsonl").write_text(json.dumps({**row, "cp": 4}) + "\n" + json.dumps(row) + "\n")
+    cp4, cp1 = load_user_data(tmp_path / "r.jsonl").rows
+    assert (cp4.cp, cp1.cp, cp4.gpus, cp1.gpus) == (4, 1, 8, 2) and "cp4" in cp4.id
+    assert cp4.par().cp == 4
+    # four times the PEs on a 64K prompt: the ring-attention prefill is several times faster
+    assert predict(cp1, HW, RT) / predict(cp4, HW, RT) > 2.5
+    (tmp_path / "bad.jsonl").write_text(json.dumps({**row, "cp": 0}) + "\n")
+    with pytest.raises(InferSimError, match="cp"):
+        load_user_data(tmp_path / "bad.jsonl")
+
+
 @pytest.mark.parametrize("content, needle", [
     ('{"model": "no-such-model", "hw": "H100-SXM x8", "engine": "vllm", "isl": 1, "osl": 1, "metric": "tpot_ms", "value": 1}',
      "unknown model"),

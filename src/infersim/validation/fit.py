@@ -17,8 +17,8 @@ calls the cost model while it iterates: :class:`Harness` builds every row's cost
 model's own formulas (:func:`infersim.cost.evaluate.op_time`, ``step_host_ns``,
 ``Runtime.host_ns_per_launch``, :func:`infersim.serving.model.continuous_times`), vectorised over
 every operator of every row; ``tests/test_validate.py`` checks it equals the public API at random
-parameter values. Rows the harness cannot decompose (pipeline or context parallelism) are
-evaluated through the public API.
+parameter values. Rows the harness cannot decompose (pipeline parallelism) are evaluated
+through the public API.
 """
 from __future__ import annotations
 

@@ -12,7 +12,9 @@ as follows, with the cost model's own functions:
 
 with f_c, f_m the calibration factors of the op's efficiency tables (``scaled_factor``), q the
 runtime's GEMM or attention efficiency, lat the family's kernel latency and lm the runtime's
-launch multiplier. Rows with pipeline or context parallelism go through the public API instead.
+launch multiplier. A context-parallel step adds its exposed ring, (cp − 1)·layers · max(0, ring step
+transfer − attention op time / cp), as ``cost.evaluate`` does. Rows with pipeline parallelism go
+through the public API instead.
 """
 from __future__ import annotations
 
@@ -69,6 +71,8 @@ class Harness:
         self._ops = _Ops()
         self.step_hw, self.step_rt, self.step_comm, self.step_k, self.step_seqs = [], [], [], [], []
         self.step_calls: list = []          # collective calls per step: (in a node, across nodes)
+        #: per step its CP ring: (steps · layers, one step's transfer in ns, cp, its attention op)
+        self.step_ring: list = []
         self.row_steps: list[list[tuple[int, float]] | None] = []
         self.row_batch: list[int] = []        # the batch each row runs at
         self.row_cap: list[int] = []          # ... and its KV capacity (continuous rows)
@@ -78,6 +82,9 @@ class Harness:
         self.step_comm, self.step_k, self.step_seqs = (np.asarray(a, dtype=float) for a in
                                                        (self.step_comm, self.step_k, self.step_seqs))
         self.step_calls = np.asarray(self.step_calls, dtype=float).reshape(-1, 2)
+        ring = np.asarray(self.step_ring, dtype=float).reshape(-1, 4)
+        self.ring_mult, self.ring_ns, self.ring_cp = ring[:, 0], ring[:, 1], ring[:, 2]
+        self.ring_op = ring[:, 3].astype(np.int64)
         self.slow = [i for i, s in enumerate(self.row_steps) if s is None]
         self.capacity = self.row_cap
         use = np.ones(len(rows), bool) if use is None else np.asarray(use, bool)
@@ -135,12 +142,14 @@ class Harness:
     def _add_step(self, row: Measurement, rows: ParArrays, wl: Workload) -> int | None:
         hw = self.raw_hw[row.hw]
         terms = cost.prepare(self.base_rt[self.runtime_of(row)].model_for(row.model_spec), hw, rows, wl)
-        if np.any(terms.pp > 1) or np.any(terms.cp > 1):
+        if np.any(terms.pp > 1):
             return None
         s = len(self.step_hw)
         links = np.array([[hw.bw_intra_gbs, hw.bw_inter_gbs, hw.bw_intersip_gbs]])
-        comm = _comm_times(terms, links, breakdown=False)["kinds"]
-        self.step_comm.append(float(sum(np.ravel(v)[0] for v in comm.values())))
+        comm = _comm_times(terms, links, breakdown=False)
+        self.step_comm.append(float(sum(np.ravel(v)[0] for v in comm["kinds"].values())))
+        self.step_ring.append((float(terms.ring_mult[0]), float(np.ravel(comm["ring_step"])[0]), float(terms.cp[0]),
+                               len(self._ops.cols["tc0"]) + terms.attn_index))
         self.step_k.append(float(sum(v[0] for v in terms.kernels.values())))
         calls = [sum(float(np.ravel(c[j])[0]) for c in terms.coll_calls.values()) for j in (0, 1)]
         self.step_calls.append(calls)
@@ -216,8 +225,10 @@ class Harness:
         tm = o["tm0"] / (f[o["mpair"]] * q[:, 1])
         t = op_time(tc, tm, o["kern"] * lat[s] * lm[s], ov[s])
         calls = self.step_calls[:, 0] * col(lambda r: r.collective_ns) + self.step_calls[:, 1] * col(lambda r: r.net_collective_ns)
+        # the exposed CP ring (evaluate's formula): the part of each step the block attention does not hide
+        ring = self.ring_mult * np.maximum(0.0, self.ring_ns - t[self.ring_op] / self.ring_cp)
         device = (np.bincount(s, t * o["mult"], minlength=len(ri)) + self.step_comm + calls
-                  + self.step_k * gap * lm)
+                  + self.step_k * gap * lm + ring)
         a, after = host_exposed(device, self.step_k * host, fixed + seq * self.step_seqs, col(lambda r: r.host_overlap))
         return a + after
 

@@ -56,6 +56,8 @@ class Measurement:
     ep: int = 1
     dp: int = 1
     batching: str = "static"         # or "continuous" (in-flight batching)
+    #: context-parallel ranks (ring attention over the sequence; one TP group of tp PEs each)
+    cp: int = 1
     #: the model's shapes when ``model`` is not a preset (a user's config.json)
     spec: ModelSpec | None = field(default=None, compare=False, repr=False)
 
@@ -71,7 +73,7 @@ class Measurement:
 
     @property
     def id(self) -> str:
-        par = f"tp{self.tp}" + "".join(f"{k}{v}" for k, v in (("pp", self.pp), ("ep", self.ep), ("dp", self.dp))
+        par = f"tp{self.tp}" + "".join(f"{k}{v}" for k, v in (("cp", self.cp), ("pp", self.pp), ("ep", self.ep), ("dp", self.dp))
                                        if v > 1)
         b = (f"b{self.batch}" if self.batching == "static" else f"c{self.batch}" if self.batch else "max")
         return f"{self.source}/{self.model}/{self.hw.split()[0]}/{self.dtypes}/{par}/{b}/{self.isl}-{self.osl}/{self.metric}"
@@ -82,7 +84,7 @@ class Measurement:
 
     @property
     def gpus(self) -> int:
-        return self.tp * self.pp * self.dp
+        return self.tp * self.cp * self.pp * self.dp
 
     @cached_property
     def model_spec(self) -> ModelSpec:
@@ -92,7 +94,7 @@ class Measurement:
 
     def par(self, batch: int | None = None, microbatches: int | None = None) -> Parallelism:
         kw = {"microbatches": microbatches} if microbatches else {}
-        return Parallelism(tp=self.tp, pp=self.pp, dp=self.dp, ep=self.ep, **kw)
+        return Parallelism(tp=self.tp, cp=self.cp, pp=self.pp, dp=self.dp, ep=self.ep, **kw)
 
     # ----- static rows -------------------------------------------------------------------------
     def steps(self) -> list[tuple[Workload, float]]:

@@ -50,7 +50,7 @@ from infersim.validation.rows import DTYPES, Measurement
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_ROWS = 2000
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
-INT_FIELDS = ("tp", "pp", "ep", "dp", "batch_or_concurrency", "isl", "osl", "nodes")
+INT_FIELDS = ("tp", "cp", "pp", "ep", "dp", "batch_or_concurrency", "isl", "osl", "nodes")
 
 
 @dataclass(frozen=True)
@@ -200,13 +200,13 @@ def _row(d: dict, where: str, model: tuple, hw_name: str, source: str) -> Measur
     conc = d.get("batch_or_concurrency", d.get("concurrency", d.get("batch", 0 if batching == "continuous" else 1)))
     if conc is None:
         raise InferSimError(f"{where}: the file does not say the benchmark's concurrency: pass --concurrency N")
-    ints = {k: _int({**d, "batch_or_concurrency": conc}, k, 1, where) for k in ("tp", "pp", "ep", "dp")}
+    ints = {k: _int({**d, "batch_or_concurrency": conc}, k, 1, where) for k in ("tp", "cp", "pp", "ep", "dp")}
     batch = _int({"batch_or_concurrency": conc}, "batch_or_concurrency", 0, where)
     isl, osl = (_int(d, k, -1, where) if k in d else -1 for k in ("isl", "osl"))
     if isl < 1 or osl < 1:
         raise InferSimError(f"{where}: isl and osl (input and output tokens per request) must be positive integers")
     if min(ints.values()) < 1:
-        raise InferSimError(f"{where}: tp, pp, ep and dp must be at least 1")
+        raise InferSimError(f"{where}: tp, cp, pp, ep and dp must be at least 1")
     if batching == "static" and batch < 1:
         return "a static row needs its batch (batch_or_concurrency >= 1)"
     metric, value, why = _metric({**d, "batching": batching, "isl": isl, "osl": osl, "value": value})
@@ -218,7 +218,7 @@ def _row(d: dict, where: str, model: tuple, hw_name: str, source: str) -> Measur
         return f"metric {metric} not predicted for {batching} rows (valid: {', '.join(ok)})"
     name, spec = model
     return Measurement(source, name, hw_name, _dtypes(d, where), ints["tp"], batch, isl, osl, metric, value,
-                       pp=ints["pp"], ep=ints["ep"], dp=ints["dp"], batching=batching, spec=spec)
+                       pp=ints["pp"], ep=ints["ep"], dp=ints["dp"], batching=batching, spec=spec, cp=ints["cp"])
 
 
 def _one(refs: set, what: str, where: str, flag: str) -> str | None:

@@ -61,6 +61,7 @@ GPU_PRESET = {
     ("A100-SXM4-80GB", 1): "A100-SXM x8", ("A100-SXM4-80GB", 2): "A100-SXM 2x8 (IB)",
     ("A100-SXM4-80GB", 4): "A100-SXM 4x8 (IB)", ("H100-SXM-96GB-500W", 1): "H100 96GB 500W x8",
     ("H100-SXM-96GB-500W", 2): "H100 96GB 500W 2x8 (RDMA)", ("H100-SXM-96GB-500W", 4): "H100 96GB 500W 4x8 (RDMA)",
+    ("H100-SXM-96GB-500W", 8): "H100 96GB 500W 8x8 (RDMA)", ("H100-SXM-96GB-500W", 16): "H100 96GB 500W 16x8 (RDMA)",
     ("B200-SXM-180GB", 1): "B200 x8", ("B200-SXM-180GB", 2): "B200 2x8 (IB)",
     ("GB200-192GB", 1): "GB200 NVL72", ("MI300X-192GB", 1): "MI300X x8", ("MI325X", 1): "MI325X x8",
     ("MI355X", 1): "MI355X x8", ("L40S-48GB", 1): "L40S x8", ("H100-PCIe-80GB", 1): "H100 PCIe x8",
@@ -146,7 +147,7 @@ def load(presets: set[str], hardware: set[str]) -> tuple[dict[str, Source], list
                       dtypes=DTYPE_CODE.get((d["weights_dtype"], d["kv_dtype"]), "16"), tp=int(d["tp"]),
                       batch=int(d["batch_or_concurrency"]), isl=int(d["isl"]), osl=int(d["osl"]), metric=metric,
                       value=value, pp=int(d.get("pp", 1)), ep=int(d.get("ep", 1)), dp=int(d.get("dp", 1)),
-                      batching=d["batching"])
+                      batching=d["batching"], cp=int(d.get("cp", 1)))
         key = tuple(sorted((k, v) for k, v in fields.items() if k != "value"))
         if not reason and key in seen:
             reason = "the same setup as another row of this source (the number restated, or an older release)"
