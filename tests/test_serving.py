@@ -196,3 +196,16 @@ def test_cli_answer_leads_with_the_winning_deployment(capsys):
     assert doc["answer"][2].startswith("best aggregated:")
     assert main(args + ["--no-disagg"]) == 0
     assert "serve with" in json.loads(capsys.readouterr().out)["answer"][0]
+
+
+def test_batch_rows_ladder_by_hand():
+    """Per config, dp·2^k sequences up to the KV capacity plus the capacity itself (or the two
+    ends); configs whose capacity is below one sequence per replica get no rows."""
+    from infersim.serving.sla import batch_rows
+
+    cfg = ParArrays.from_configs([Parallelism(tp=1, dp=d) for d in (1, 2, 4, 3)], Workload("decode", s_kv=64, batch=4))
+    _, b, idx = batch_rows(cfg, np.array([10, 8, 3, 3]))
+    assert idx.tolist() == [0, 0, 0, 0, 0, 1, 1, 1, 3]
+    assert b.tolist() == [1, 2, 4, 8, 10, 2, 4, 8, 3]
+    _, b, idx = batch_rows(cfg, np.array([10, 8, 3, 3]), ends_only=True)
+    assert idx.tolist() == [0, 0, 1, 1, 3] and b.tolist() == [1, 10, 2, 8, 3]

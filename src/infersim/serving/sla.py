@@ -123,14 +123,19 @@ def batch_rows(configs: ParArrays, bmax: np.ndarray, ends_only: bool = False
     """(config, batch) rows: b·dp for b = 1, 2, 4, … sequences per replica up to ``bmax``,
     plus ``bmax`` itself (``ends_only``: the two ends, one sequence per replica and ``bmax``);
     returns the rows, their batches and their config indices."""
-    idx, batches = [], []
-    for i in np.flatnonzero(bmax >= configs.dp):
-        dp, top = int(configs.dp[i]), int(bmax[i])
-        b = sorted({dp, top} if ends_only else {dp << k for k in range(int(math.log2(top // dp)) + 1)} | {top})
-        idx.extend([i] * len(b))
-        batches.extend(b)
-    idx = np.asarray(idx, dtype=np.int64)
-    return configs.take(idx), np.asarray(batches, dtype=np.int64), idx
+    bmax = np.asarray(bmax, dtype=np.int64)
+    sel = np.flatnonzero(bmax >= configs.dp)
+    dp, top = np.asarray(configs.dp, dtype=np.int64)[sel], bmax[sel]
+    # the ladder dp·2^k, k < K with K = ⌊log2(top // dp)⌋ + 1 (just the first rung for ends_only), then top
+    rungs = np.ones(len(sel), np.int64) if ends_only else np.floor(np.log2(top // dp)).astype(np.int64) + 1
+    extra = top != dp << (rungs - 1)                     # top is not itself the last rung
+    n = rungs + extra
+    idx = np.repeat(sel, n)
+    k = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+    batches = np.repeat(dp, n) << k
+    last = np.cumsum(n)[extra] - 1
+    batches[last] = top[extra]
+    return configs.take(idx), batches, idx
 
 
 def _points(rows: ParArrays, res: dict, meets: np.ndarray, idx) -> list[ServingPoint]:
