@@ -123,9 +123,20 @@ WARNS = {
     "unknown quant": ({"quantization_config": {"quant_method": "hqq"}}, "quant_method 'hqq'"),
     "bnb 4-bit": ({"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}}, "bitsandbytes"),
     "gptq 3-bit": ({"quantization_config": {"quant_method": "gptq", "bits": 3}}, "bits=3"),
-    "dense attention excluded": ({"quantization_config": {"quant_method": "fp8",
-                                  "modules_to_not_convert": ["model.layers.*.self_attn"]}}, "attention excluded"),
 }
+
+
+def test_dense_fp8_with_attention_excluded_keeps_attention_in_16_bits():
+    """Meta's Llama 3.1 405B FP8 (fbgemm_fp8, attention in modules_to_not_convert): the FFN
+    streams 1-byte weights, the attention projections the checkpoint's 2 bytes."""
+    q = {"quant_method": "fbgemm_fp8", "modules_to_not_convert": ["model.layers.*.self_attn"]}
+    m = model_from_hf_config(cfg(quantization_config=q))
+    assert (m.weight_dtype, m.attn_weight_dtype, m.attn_proj_dtype) == ("fp8", "bf16", "bf16")
+    attn, ffn = m.n_layers * m.attn_params_per_layer(), m.n_layers * m.dense_ffn_params()
+    parts = m.bytes_breakdown()
+    assert parts["attention"] == 2 * attn and parts["ffn"] == ffn
+    assert m.weight_bytes() == (m.param_count() - attn) * 1 + attn * 2
+    assert m.with_dtypes(weight="bf16").attn_weight_dtype == ""          # a new weight dtype sets all
 
 
 @pytest.mark.parametrize("name", list(WARNS))

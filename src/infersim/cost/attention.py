@@ -29,7 +29,7 @@ import numpy as np
 from infersim.cost import collectives as coll
 from infersim.cost.geometry import Geometry
 from infersim.cost.terms import Block, Ring
-from infersim.specs.model import ModelSpec
+from infersim.specs.model import DTYPE_BYTES, ModelSpec
 
 # Flash-attention query tile: KV blocks are re-read once per tile of queries in prefill.
 Q_TILE = 128
@@ -37,9 +37,14 @@ Q_TILE = 128
 ML_BYTES = 8.0
 
 
+def attn_wb(model: ModelSpec) -> float:
+    """Bytes per attention-projection weight (their own dtype in an FFN-only quantised model)."""
+    return float(DTYPE_BYTES[model.attn_proj_dtype])
+
+
 def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
     """Adds the QKV op; returns (weight bytes, q columns, kv columns) per PE."""
-    h, L, wb, ab, tok_pe = float(model.hidden), float(model.n_layers), g.wb, g.ab, g.tok_pe
+    h, L, wb, ab, tok_pe = float(model.hidden), float(model.n_layers), attn_wb(model), g.ab, g.tok_pe
     if model.is_mla:
         rope, lora = float(model.qk_rope_head_dim), float(model.kv_lora_rank)
         q_lora, nq = float(model.q_lora_rank), float(model.n_heads)
@@ -54,7 +59,7 @@ def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
             flops = 2 * tok_pe * (repl + (q_lora if q_lora else h) * q_dim / g.tp) \
                 + 2 * ctx_pe * lora * up_dim / g.tp
         q_cols = kv_cols = q_dim / g.tp                # activation widths for the workspace
-        blk.gemm(model, "qkv_proj", flops, w_qkv + tok_pe * (h + q_dim / g.tp + lora + rope) * ab, L, 4)
+        blk.gemm(model, "qkv_proj", flops, w_qkv + tok_pe * (h + q_dim / g.tp + lora + rope) * ab, L, 4, attn=True)
         return w_qkv, q_cols, kv_cols
     d, nq, nkv = float(model.head_dim), float(model.n_heads), g.attn.nkv
     kv_proj_heads = np.where(g.kv_mode == 1, nkv / g.tp, np.maximum(nkv / g.tp, 1.0))
@@ -63,7 +68,7 @@ def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
     bias = (q_cols + kv_cols) * wb if model.qkv_bias else 0.0
     w_qkv = h * (q_cols + kv_cols) * wb + bias
     blk.gemm(model, "qkv_proj", 2 * tok_pe * h * (q_cols + kv_cols),
-             w_qkv + tok_pe * (h + q_cols + kv_cols) * ab, L, 2)
+             w_qkv + tok_pe * (h + q_cols + kv_cols) * ab, L, 2, attn=True)
     return w_qkv, q_cols, kv_cols
 
 
@@ -120,8 +125,9 @@ def attention(model: ModelSpec, g: Geometry) -> Block:
     w_qkv, q_cols, kv_cols = _qkv_projection(model, g, blk)
     tok_q = _attention_core(model, g, blk)
     o_rows = float(model.attn_out_dim) / g.tp
-    w_o = o_rows * h * g.wb + (h * g.wb if model.dense_bias else 0.0)
-    blk.gemm(model, "o_proj", 2 * g.tok_pe * o_rows * h, w_o + g.tok_pe * (o_rows + h) * g.ab, L, 1)
+    wb = attn_wb(model)
+    w_o = o_rows * h * wb + (h * wb if model.dense_bias else 0.0)
+    blk.gemm(model, "o_proj", 2 * g.tok_pe * o_rows * h, w_o + g.tok_pe * (o_rows + h) * g.ab, L, 1, attn=True)
     blk.op("norms", 10 * g.tok_pe * h, 10 * g.tok_pe * h * g.ab, L, 2, klass="elementwise")
     blk.comm("tp_allreduce", coll.all_reduce(g.tok_pe * h * g.cb, g.lv_tp).scale(L), "all",
              L * (g.tp > 1))

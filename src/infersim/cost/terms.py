@@ -95,13 +95,16 @@ class Block:
                               np.maximum(problems, 1.0)))
 
     def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
-             experts: bool = False, problems=1.0) -> None:
+             experts: bool = False, problems=1.0, attn: bool = False) -> None:
         """A weight GEMM of ``model``: computes in its GEMM dtype, streams its weight dtype
-        (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4). ``problems``: a grouped
-        GEMM of that many independent GEMMs (experts), each as efficient as its own size."""
+        (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4; ``attn``: the attention
+        projections', e.g. bf16 in an FFN-only fp8 checkpoint). ``problems``: a grouped GEMM of
+        that many independent GEMMs (experts), each as efficient as its own size."""
         if experts:
             self.op(name, flops, nbytes, mult, kernels, kind, model.expert_gemm_dtype, model.expert_dtype,
                     problems=problems)
+        elif attn:
+            self.op(name, flops, nbytes, mult, kernels, kind, model.attn_proj_gemm_dtype, model.attn_proj_dtype)
         else:
             self.op(name, flops, nbytes, mult, kernels, kind, model.gemm_dtype, model.weight_dtype)
 

@@ -246,7 +246,7 @@ def _dtypes(v: Mapping, fam: Family | None, is_moe: bool) -> dict:
         d = "bf16"
     # 8-bit checkpoints run W8A8 with a 16-bit KV cache unless quantization_config says otherwise
     kw = dict(weight_dtype=d, act_dtype=d, kv_dtype=d if d in ("bf16", "fp16") else "bf16")
-    kw.update(quant_dtypes(v.get("quantization_config"), is_moe))
+    kw.update(quant_dtypes(v.get("quantization_config"), is_moe, d))
     return kw
 
 

@@ -16,7 +16,9 @@ compressed-tensors     from config_groups: 8-bit float  from input_activations a
 
 Which weights: when the exclusion lists (``modules_to_not_convert``, ``ignore``,
 ``exclude_modules``) keep attention in 16 bits, an MoE model gets the quantized dtype on its
-routed experts only (``expert_weight_dtype``: gpt-oss, NVFP4 MoE checkpoints); otherwise every
+routed experts only (``expert_weight_dtype``: gpt-oss, NVFP4 MoE checkpoints) and a dense model
+on everything but its attention projections, which keep the checkpoint dtype
+(``attn_weight_dtype``: Meta's Llama 3.1 405B FP8, FFN-only row-wise fp8); otherwise every
 weight takes it. Excluded LM heads, routers and norms are left in the quantized dtype (under 1 %
 of the bytes of the models this matters for). Other methods load in the checkpoint's dtype with
 a warning.
@@ -107,9 +109,10 @@ def _attention_excluded(qc: Mapping) -> bool:
     return bool(segments & set(_ATTN_SEGMENTS))
 
 
-def quant_dtypes(qc: Any, is_moe: bool) -> dict[str, str]:
+def quant_dtypes(qc: Any, is_moe: bool, base: str = "bf16") -> dict[str, str]:
     """ModelSpec dtype fields set by ``quantization_config`` (empty when there is none or its
-    method is not modelled, with a warning naming it)."""
+    method is not modelled, with a warning naming it); ``base`` is the checkpoint dtype that
+    excluded attention projections keep."""
     if qc is None:
         return {}
     if not isinstance(qc, Mapping):
@@ -126,10 +129,9 @@ def quant_dtypes(qc: Any, is_moe: bool) -> dict[str, str]:
     if is_moe and _attention_excluded(qc):
         out["expert_weight_dtype"] = weight
     else:
-        if _attention_excluded(qc):
-            warn(f"quantization_config: attention excluded from {method} is modelled in {weight} "
-                 "too (a dense model has one weight dtype)")
         out["weight_dtype"] = weight
+        if _attention_excluded(qc):
+            out["attn_weight_dtype"] = base
     if act:
         out["act_dtype"] = act
     kv = _kv_dtype(qc)

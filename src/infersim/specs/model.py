@@ -119,6 +119,9 @@ class ModelSpec:
     # MoE placement and expert weights
     moe_layer_step: int = 1
     expert_weight_dtype: str = ""
+    #: the attention projections' dtype ("" = ``weight_dtype``): Meta's Llama 3.1 405B FP8 quantises
+    #: the FFN only (row-wise fp8, FBGEMM) and keeps attention in bf16 (its ``modules_to_not_convert``)
+    attn_weight_dtype: str = ""
     #: Prompt (context) attention computes in fp8: the serving stack quantises Q, K, V to fp8 and
     #: runs an fp8 flash attention (TensorRT-LLM's ``use_fp8_context_fmha``). Set from the
     #: runtime (:meth:`infersim.specs.runtime.Runtime.model_for`), only with an fp8 KV cache.
@@ -154,6 +157,7 @@ class ModelSpec:
         choice("KV-cache dtype", self.kv_dtype, KV_DTYPES)
         choice("collective dtype", self.comm_dtype, COMM_DTYPES)
         choice("expert weight dtype", self.expert_weight_dtype, ("",) + WEIGHT_DTYPES)
+        choice("attention weight dtype", self.attn_weight_dtype, ("",) + WEIGHT_DTYPES)
 
     def _check_moe(self) -> None:
         if self.n_experts:
@@ -385,19 +389,25 @@ class ModelSpec:
         """The dtype of the routed-expert weights (``expert_weight_dtype`` or ``weight_dtype``)."""
         return self.expert_weight_dtype or self.weight_dtype
 
+    @property
+    def attn_proj_dtype(self) -> str:
+        """The dtype of the attention projections' weights (``attn_weight_dtype`` or ``weight_dtype``)."""
+        return self.attn_weight_dtype or self.weight_dtype
+
     def weight_bytes(self) -> float:
-        """All weights: routed experts in ``expert_dtype``, the rest (norms and embeddings
-        included, for simplicity) in ``weight_dtype``."""
-        routed = self.routed_expert_params()
-        return ((self.param_count() - routed) * DTYPE_BYTES[self.weight_dtype]
-                + routed * DTYPE_BYTES[self.expert_dtype])
+        """All weights: routed experts in ``expert_dtype``, attention projections in
+        ``attn_proj_dtype``, the rest (norms and embeddings included, for simplicity) in
+        ``weight_dtype``."""
+        routed, attn = self.routed_expert_params(), self.n_layers * self.attn_params_per_layer()
+        return ((self.param_count() - routed - attn) * DTYPE_BYTES[self.weight_dtype]
+                + routed * DTYPE_BYTES[self.expert_dtype] + attn * DTYPE_BYTES[self.attn_proj_dtype])
 
     def bytes_breakdown(self) -> dict[str, float]:
         """Weight bytes per component over the whole model (``moe_experts``: routed experts in
         the expert dtype, shared experts and routers in the weight dtype)."""
         wb = DTYPE_BYTES[self.weight_dtype]
         out = {
-            "attention": self.n_layers * self.attn_params_per_layer() * wb,
+            "attention": self.n_layers * self.attn_params_per_layer() * DTYPE_BYTES[self.attn_proj_dtype],
             "ffn": self.n_dense_layers * self.dense_ffn_params() * wb,
             "norms": (self.n_layers * self.norm_params_per_layer() + self.final_norm_params()) * wb,
             "embedding": self.embedding_params() * wb,
@@ -411,22 +421,30 @@ class ModelSpec:
 
     def with_dtypes(self, weight: str | None = None, act: str | None = None,
                     kv: str | None = None, comm: str | None = None,
-                    expert: str | None = None) -> "ModelSpec":
-        """Same shapes, other data types. ``weight`` sets every weight, routed experts included,
-        unless ``expert`` names the experts' dtype as well; empty strings are rejected."""
+                    expert: str | None = None, attn: str | None = None) -> "ModelSpec":
+        """Same shapes, other data types. ``weight`` sets every weight, routed experts and
+        attention projections included, unless ``expert`` / ``attn`` name theirs as well; empty
+        strings are rejected."""
         for label, v in (("weight", weight), ("activation", act), ("KV-cache", kv),
-                         ("collective", comm), ("expert weight", expert)):
+                         ("collective", comm), ("expert weight", expert), ("attention weight", attn)):
             require(v is None or (isinstance(v, str) and v.strip() != ""),
                     f"{label} dtype must not be empty; valid choices: {', '.join(WEIGHT_DTYPES)}")
         experts = expert if expert is not None else ("" if weight else self.expert_weight_dtype)
+        attn_w = attn if attn is not None else ("" if weight else self.attn_weight_dtype)
         return replace(self, weight_dtype=weight or self.weight_dtype,
                        act_dtype=act or self.act_dtype, kv_dtype=kv or self.kv_dtype,
-                       comm_dtype=comm or self.comm_dtype, expert_weight_dtype=experts)
+                       comm_dtype=comm or self.comm_dtype, expert_weight_dtype=experts,
+                       attn_weight_dtype=attn_w)
 
     @property
     def gemm_dtype(self) -> str:
         """The data type the projection and dense-FFN GEMMs run in (see :func:`gemm_dtype`)."""
         return gemm_dtype(self.weight_dtype, self.act_dtype)
+
+    @property
+    def attn_proj_gemm_dtype(self) -> str:
+        """The data type the attention projections' GEMMs run in."""
+        return gemm_dtype(self.attn_proj_dtype, self.act_dtype)
 
     @property
     def expert_gemm_dtype(self) -> str:

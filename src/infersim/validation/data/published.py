@@ -72,6 +72,17 @@ DTYPE_CODE = {("bf16", "bf16"): "16", ("fp16", "fp16"): "16", ("fp8", "fp8"): "f
               ("bf16", "fp8"): "16kv8", ("fp4", "fp8"): "fp4", ("int4", "bf16"): "int4wo", ("int4", "fp8"): "int4kv8",
               ("int8", "bf16"): "int8wo", ("int4", "fp16"): "int4wo",
               ("int8", "fp16"): "int8wo"}
+#: (code, attention weights dtype) -> code, for rows whose attention projections keep 16 bits
+ATTN_CODE = {("fp8kv16", "bf16"): "fp8ffn"}
+
+
+def dtype_code(d: dict) -> str | None:
+    """The infersim dtype code of a published line (None: not modelled)."""
+    code = DTYPE_CODE.get((d["weights_dtype"], d["kv_dtype"]))
+    attn = d.get("attn_weights_dtype")
+    if code is None or attn is None or attn == d["weights_dtype"]:
+        return code
+    return ATTN_CODE.get((code, attn))
 #: engine name prefix -> runtime profile.
 ENGINE_RUNTIME = (("tensorrt-llm", "trtllm"), ("trt-llm", "trtllm"), ("nim", "trtllm"), ("vllm", "vllm"), ("rocm/vllm", "vllm"),
                   ("sglang", "sglang"), ("transformers", "eager"), ("gpt-fast", "cuda-graphs"),
@@ -113,7 +124,7 @@ def setup_reason(d: dict, presets: set[str], hardware: set[str]) -> str:
         return f"no model preset for {d['model']}"
     if hw is None or hw not in hardware:
         return f"no hardware preset for {d.get('nodes', 1)} node(s) of {d['gpu']}"
-    if (d["weights_dtype"], d["kv_dtype"]) not in DTYPE_CODE:
+    if dtype_code(d) is None:
         return f"dtypes {d['weights_dtype']}/{d['kv_dtype']} not modelled"
     return ""
 
@@ -144,7 +155,7 @@ def load(presets: set[str], hardware: set[str]) -> tuple[dict[str, Source], list
         metric, value, _ = _metric(d)
         fields = dict(source=src, model=MODEL_PRESET.get(d["model"], ""),
                       hw=GPU_PRESET.get((d["gpu"], d.get("nodes", 1)), ""),
-                      dtypes=DTYPE_CODE.get((d["weights_dtype"], d["kv_dtype"]), "16"), tp=int(d["tp"]),
+                      dtypes=dtype_code(d) or "16", tp=int(d["tp"]),
                       batch=int(d["batch_or_concurrency"]), isl=int(d["isl"]), osl=int(d["osl"]), metric=metric,
                       value=value, pp=int(d.get("pp", 1)), ep=int(d.get("ep", 1)), dp=int(d.get("dp", 1)),
                       batching=d["batching"], cp=int(d.get("cp", 1)))
