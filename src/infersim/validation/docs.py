@@ -17,8 +17,12 @@ KNOWN_GAPS: tuple[str, ...] = (
     "Llama 3 405B over 400 Gb/s RDMA: TP8 CPn, pass-KV prefill up to 1M tokens, decode; FasterTransformer's "
     "Megatron-530B over HDR InfiniBand); the one-shot all-reduce is a candidate on scale-up levels only, "
     "and NCCL's latency per call across nodes (`gpu.net_collective_ns`) is fitted. CP decode is predicted "
-    "14-18% fast (Meta: +21 ms per token at CP2 over CP1, infersim +10 ms), and the CP16 128K prefill 31% "
-    "fast (3.8 s published: 8K tokens per host no longer hide the ring). The Meta rows run Meta's FFN-only "
+    "14-18% fast (Meta: +21 ms per token at CP2 over CP1, infersim +10 ms): Meta decodes with a batched "
+    "ring pass-Q (the paper's sec. 3.6, Algorithm 4: the batch sharded round-robin over CP ranks, cp-1 "
+    "SendRecv steps of the queries and an All2All of the partial outputs per layer, each a cross-node "
+    "call), while infersim's CP decode replicates the query on every rank and prices one all-gather per "
+    "layer; that ring is the next term. The CP16 128K prefill is 31% fast (3.8 s published: 8K tokens per "
+    "host no longer hide the ring). The Meta rows run Meta's FFN-only "
     "fp8 checkpoint (attention projections bf16, `attn_weight_dtype`). Pipelines across nodes (FT's "
     "TP8xPP3) and EP across nodes (LMSYS's prefill-only rows) are listed, not scored.",
     "Eager PyTorch: one row (gpt-fast's eager baseline); its LOSO error is the prior's alone.",
