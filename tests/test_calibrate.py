@@ -144,6 +144,22 @@ def test_row_carries_context_parallelism(tmp_path):
         load_user_data(tmp_path / "bad.jsonl")
 
 
+def test_row_may_keep_attention_in_16_bits(tmp_path):
+    """An FFN-only fp8 checkpoint (attn_weights_dtype bf16) streams 2-byte attention weights; an
+    unmodelled mix is a one-line error naming the valid one."""
+    row = {"model": "Llama 3.1 8B", "hw": "H100-SXM x8", "engine": "vllm", "batching": "static",
+           "batch_or_concurrency": 1, "isl": 128, "osl": 64, "metric": "tpot_ms", "value": 5.0,
+           "weights_dtype": "fp8", "kv_dtype": "bf16"}
+    (tmp_path / "r.jsonl").write_text(json.dumps({**row, "attn_weights_dtype": "bf16"}) + "\n" + json.dumps(row) + "\n")
+    ffn_only, all_fp8 = load_user_data(tmp_path / "r.jsonl").rows
+    assert (ffn_only.dtypes, all_fp8.dtypes) == ("fp8ffn", "fp8kv16")
+    assert ffn_only.model_spec.attn_proj_dtype == "bf16" and all_fp8.model_spec.attn_proj_dtype == "fp8"
+    assert predict(ffn_only, HW, RT) > predict(all_fp8, HW, RT)        # more bytes per decode step
+    (tmp_path / "bad.jsonl").write_text(json.dumps({**row, "attn_weights_dtype": "int4"}) + "\n")
+    with pytest.raises(InferSimError, match="attention weights in int4"):
+        load_user_data(tmp_path / "bad.jsonl")
+
+
 @pytest.mark.parametrize("content, needle", [
     ('{"model": "no-such-model", "hw": "H100-SXM x8", "engine": "vllm", "isl": 1, "osl": 1, "metric": "tpot_ms", "value": 1}',
      "unknown model"),

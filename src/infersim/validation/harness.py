@@ -12,16 +12,15 @@ as follows, with the cost model's own functions:
 
 with f_c, f_m the calibration factors of the op's efficiency tables (``scaled_factor``), q the
 runtime's GEMM or attention efficiency, lat the family's kernel latency and lm the runtime's
-launch multiplier. A context-parallel step adds its exposed ring, (cp − 1)·layers · max(0, ring step
-transfer − attention op time / cp), as ``cost.evaluate`` does. Rows with pipeline parallelism go
-through the public API instead.
+launch multiplier. A context-parallel step adds its exposed ring (``cost.evaluate.exposed_ring``).
+Rows with pipeline parallelism go through the public API instead.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from infersim import cost
-from infersim.cost.evaluate import KLASSES, _comm_times, host_exposed, kernel_quality, op_time
+from infersim.cost.evaluate import KLASSES, _comm_times, exposed_ring, host_exposed, kernel_quality, op_time
 from infersim.presets.hardware_presets import HW_PRESETS, RAW_PRESETS
 from infersim.presets.runtime_presets import BASE_RUNTIMES
 from infersim.serving.model import (
@@ -225,8 +224,7 @@ class Harness:
         tm = o["tm0"] / (f[o["mpair"]] * q[:, 1])
         t = op_time(tc, tm, o["kern"] * lat[s] * lm[s], ov[s])
         calls = self.step_calls[:, 0] * col(lambda r: r.collective_ns) + self.step_calls[:, 1] * col(lambda r: r.net_collective_ns)
-        # the exposed CP ring (evaluate's formula): the part of each step the block attention does not hide
-        ring = self.ring_mult * np.maximum(0.0, self.ring_ns - t[self.ring_op] / self.ring_cp)
+        ring = exposed_ring(self.ring_mult, self.ring_ns, t[self.ring_op], self.ring_cp)
         device = (np.bincount(s, t * o["mult"], minlength=len(ri)) + self.step_comm + calls
                   + self.step_k * gap * lm + ring)
         a, after = host_exposed(device, self.step_k * host, fixed + seq * self.step_seqs, col(lambda r: r.host_overlap))

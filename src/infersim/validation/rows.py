@@ -31,10 +31,19 @@ from infersim.specs.workload import Workload
 #: dtype codes: weights / activations / KV cache.
 DTYPES = {"16": ("bf16", "bf16", "bf16"), "fp8": ("fp8", "fp8", "fp8"), "int8wo": ("int8", "bf16", "bf16"),
           "fp8wo": ("fp8", "bf16", "bf16"), "16kv8": ("bf16", "bf16", "fp8"), "int4wo": ("int4", "bf16", "bf16"),
-          "fp8kv16": ("fp8", "fp8", "bf16"), "fp4": ("fp4", "fp4", "fp8"), "int4kv8": ("int4", "bf16", "fp8"),
-          "fp8ffn": ("fp8", "fp8", "bf16")}
-#: codes whose attention projections keep another dtype than the other weights (FFN-only fp8)
-ATTN_DTYPES = {"fp8ffn": "bf16"}
+          "fp8kv16": ("fp8", "fp8", "bf16"), "fp4": ("fp4", "fp4", "fp8"), "int4kv8": ("int4", "bf16", "fp8")}
+#: codes whose attention projections keep another dtype than the other weights: code → (the code
+#: of the other dtypes, the attention projections' dtype) (FFN-only fp8: Meta's Llama 3.1 405B FP8)
+ATTN_CODES = {"fp8ffn": ("fp8kv16", "bf16")}
+DTYPES.update({code: DTYPES[base] for code, (base, _) in ATTN_CODES.items()})
+
+
+def attn_code(code: str, attn: str | None) -> str | None:
+    """The code of ``code``'s dtypes with the attention projections in ``attn`` (None or the
+    weights' own dtype: ``code`` itself; None where that mix is not modelled)."""
+    if attn is None or attn == DTYPES[code][0]:
+        return code
+    return next((c for c, key in ATTN_CODES.items() if key == (code, attn)), None)
 UNITS = {"decode_tok_s_per_seq": "tok/s", "tpot_ms": "ms", "ttft_ms": "ms", "e2e_latency_ms": "ms",
          "throughput_tok_s_per_gpu": "tok/s/GPU", "output_tok_s_total": "tok/s", "tok_s_total": "tok/s"}
 STATIC_METRICS = ("decode_tok_s_per_seq", "tpot_ms", "ttft_ms", "e2e_latency_ms", "throughput_tok_s_per_gpu",
@@ -93,7 +102,8 @@ class Measurement:
     def model_spec(self) -> ModelSpec:
         w, a, kv = DTYPES[self.dtypes]
         base = self.spec if self.spec is not None else PRESETS[self.model].model
-        return base.with_dtypes(weight=w, act=a, kv=kv, attn=ATTN_DTYPES.get(self.dtypes))
+        attn = ATTN_CODES.get(self.dtypes, (None, None))[1]
+        return base.with_dtypes(weight=w, act=a, kv=kv, attn=attn)
 
     def par(self, batch: int | None = None, microbatches: int | None = None) -> Parallelism:
         kw = {"microbatches": microbatches} if microbatches else {}

@@ -45,7 +45,7 @@ from infersim.validation.data.published import (
     _metric,
     runtime_of_engine,
 )
-from infersim.validation.rows import DTYPES, Measurement
+from infersim.validation.rows import ATTN_CODES, DTYPES, Measurement, attn_code
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_ROWS = 2000
@@ -180,7 +180,14 @@ def _dtypes(d: dict, where: str) -> str:
     if pair not in DTYPE_CODE:
         raise InferSimError(f"{where}: weights/KV dtypes {pair[0]}/{pair[1]} not modelled; valid pairs: "
                             + ", ".join(f"{w}/{k}" for w, k in DTYPE_CODE))
-    return DTYPE_CODE[pair]
+    attn = d.get("attn_weights_dtype")
+    attn = None if attn is None else ("bf16" if str(attn).lower() == "fp16" else str(attn).lower())
+    code = attn_code(DTYPE_CODE[pair], attn)
+    if code is None:
+        raise InferSimError(f"{where}: attention weights in {attn} with {pair[0]}/{pair[1]} elsewhere are not "
+                            "modelled; valid: " + ", ".join(f"{DTYPES[b][0]}/{DTYPES[b][2]} with {a} attention"
+                                                            for b, a in ATTN_CODES.values()))
+    return code
 
 
 def _row(d: dict, where: str, model: tuple, hw_name: str, source: str) -> Measurement | str:

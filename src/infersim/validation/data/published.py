@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from infersim.validation.data.measurements import Source
+from infersim.validation.rows import attn_code
 
 PATH = Path(__file__).with_name("published.jsonl")
 
@@ -72,17 +73,15 @@ DTYPE_CODE = {("bf16", "bf16"): "16", ("fp16", "fp16"): "16", ("fp8", "fp8"): "f
               ("bf16", "fp8"): "16kv8", ("fp4", "fp8"): "fp4", ("int4", "bf16"): "int4wo", ("int4", "fp8"): "int4kv8",
               ("int8", "bf16"): "int8wo", ("int4", "fp16"): "int4wo",
               ("int8", "fp16"): "int8wo"}
-#: (code, attention weights dtype) -> code, for rows whose attention projections keep 16 bits
-ATTN_CODE = {("fp8kv16", "bf16"): "fp8ffn"}
 
 
 def dtype_code(d: dict) -> str | None:
-    """The infersim dtype code of a published line (None: not modelled)."""
+    """The infersim dtype code of a published line, its attention projections' own dtype
+    (``attn_weights_dtype``) included (None: not modelled)."""
     code = DTYPE_CODE.get((d["weights_dtype"], d["kv_dtype"]))
-    attn = d.get("attn_weights_dtype")
-    if code is None or attn is None or attn == d["weights_dtype"]:
-        return code
-    return ATTN_CODE.get((code, attn))
+    return None if code is None else attn_code(code, d.get("attn_weights_dtype"))
+
+
 #: engine name prefix -> runtime profile.
 ENGINE_RUNTIME = (("tensorrt-llm", "trtllm"), ("trt-llm", "trtllm"), ("nim", "trtllm"), ("vllm", "vllm"), ("rocm/vllm", "vllm"),
                   ("sglang", "sglang"), ("transformers", "eager"), ("gpt-fast", "cuda-graphs"),

@@ -10,7 +10,7 @@ cache, the traffic (``arrival``: ``poisson`` | ``constant`` | ``concurrency``; `
 ``exclude`` is kept and reported with that reason, never predicted.
 
 :func:`load` maps each line onto infersim with the maps of :mod:`.published` (``MODEL_PRESET``,
-``GPU_PRESET``, ``DTYPE_CODE``, ``ENGINE_RUNTIME``): a :class:`LoadRow` with the traffic
+``GPU_PRESET``, ``dtype_code``, ``ENGINE_RUNTIME``): a :class:`LoadRow` with the traffic
 (:class:`infersim.serving.traffic.Traffic`) and scheduler it is simulated under, or the reason it
 cannot be expressed.
 
@@ -32,9 +32,9 @@ import numpy as np
 from infersim.serving.scheduler import Scheduler
 from infersim.serving.traffic import Lengths, Traffic
 from infersim.validation.data.published import (
-    DTYPE_CODE,
     GPU_PRESET,
     MODEL_PRESET,
+    dtype_code,
     runtime_of_engine,
     setup_reason,
 )
@@ -150,7 +150,7 @@ def to_row(d: dict, seed: int = 0) -> LoadRow:
     """A line that :func:`load` found expressible, as a :class:`LoadRow` (traffic seeded)."""
     sc = d.get("scheduler", {})
     return LoadRow(source=d["source"], model=MODEL_PRESET[d["model"]], hw=GPU_PRESET[(d["gpu"], d.get("nodes", 1))],
-                   dtypes=DTYPE_CODE[(d["weights_dtype"], d["kv_dtype"])], runtime=runtime_of_engine(d["engine"]),
+                   dtypes=dtype_code(d), runtime=runtime_of_engine(d["engine"]),
                    tp=int(d["tp"]), pp=int(d.get("pp", 1)), dp=int(d.get("dp", 1)), traffic=_traffic(d, seed),
                    scheduler=Scheduler(**sc), metric=d["metric"], stat=d["stat"], value=float(d["value"]))
 
