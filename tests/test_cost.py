@@ -165,6 +165,40 @@ def test_pass_q_wins_long_context_decode(llama70b, generic_hw, cp):
     assert q.par.cp_ring_variant == simulate(llama70b, generic_hw, Parallelism(tp=8, cp=cp), wl).par.cp_ring_variant
 
 
+def test_pass_q_decode_shards_the_batch_padded_over_cp(llama70b, generic_hw):
+    """Meta's batched ring pass-Q decode (arXiv 2411.01783 sec. 3.6, 4.3): each CP rank runs the
+    dense ops of its ceil(b/cp) sequences, and the batch is padded to a multiple of cp, so at
+    batch 1 every rank reads its KV chunk cp times: the whole context, as without CP."""
+    def sim(cp, b, ring="qoml"):
+        return simulate(llama70b, generic_hw, Parallelism(tp=8, cp=cp, cp_ring_variant=ring),
+                        Workload("decode", s_kv=32768, batch=b))
+    h, d, L = llama70b.hidden, llama70b.head_dim, llama70b.n_layers       # per PE per step, all layers
+    q_cols, kv_cols = llama70b.n_heads * d / 8, 2 * d * llama70b.n_kv_heads / 8
+    for cp, b, per_rank in ((2, 5, 3), (4, 5, 2), (4, 8, 2)):
+        assert sim(cp, b).op_flops["qkv_proj"] == pytest.approx(2 * per_rank * h * (q_cols + kv_cols) * L)
+        assert sim(cp, b).op_flops["qkv_proj"] == pytest.approx(sim(1, per_rank).op_flops["qkv_proj"])
+    assert sim(4, 5, "kv").op_flops["qkv_proj"] == pytest.approx(sim(1, 5).op_flops["qkv_proj"])
+    # batch 1 on 4 ranks: 4 (padded) queries each read 32768/4 cached tokens of 1 KV head,
+    # 2·128 values of 2 bytes; plus Q and O of the 4 queries and the new token's K, V
+    kv_read = 4 * (32768 / 4) * 1 * 2 * d * 2
+    q_o = 2 * 4 * (llama70b.n_heads / 8) * d * 2
+    assert sim(4, 1).op_bytes["attention"] == pytest.approx((kv_read + q_o + 1 * 2 * d * 2) * L)
+    assert sim(4, 4).op_bytes["attention"] == pytest.approx(sim(4, 1).op_bytes["attention"])
+
+
+def test_pass_q_decode_ring_is_not_hidden(llama70b, generic_hw):
+    """Decode's query steps wait for their queries (Meta's Table 8: attention loop, SendRecv and
+    All2All add up), so its ring time does not shrink as the attention grows; a prefill ring
+    is hidden under the block attention."""
+    def ring(mode, s_kv, variant):
+        r = simulate(llama70b, generic_hw, Parallelism(tp=8, cp=4, cp_ring_variant=variant),
+                     Workload(mode, s_kv=s_kv))
+        return r.breakdown_ns["cp_ring"]
+    assert ring("decode", 8192, "qoml") > 0
+    assert ring("decode", 8192, "qoml") == pytest.approx(ring("decode", 131072, "qoml"))
+    assert ring("prefill", 131072, "kv") < ring("prefill", 8192, "kv") or ring("prefill", 131072, "kv") == 0
+
+
 def test_pass_q_wins_prefill_with_few_new_tokens(llama70b, generic_hw):
     # T/(T+P) = 256/131072 is far below 2·n_kv/n_q = 1/4: passing queries moves far fewer bytes
     wl = Workload("prefill", s_kv=131072, s_q=256)

@@ -154,7 +154,7 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     return Terms(hw=hw, par=par, prefill=g.prefill, table=table,
                  attn_index=table.names.index(ring.op),
                  comms=comms,
-                 ring_step=ring.step, ring_mult=ring.mult, cp=g.cp, m=g.m, pp=g.pp,
+                 ring_step=ring.step, ring_mult=ring.mult, ring_hide=ring.hide, cp=g.cp, m=g.m, pp=g.pp,
                  kernels=kernels, coll_calls=coll_calls, stages=stages,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
                  seqs=g.b_all * g.ones(), mem_parts=parts)

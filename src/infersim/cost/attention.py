@@ -15,10 +15,12 @@ attention core          flops b·pairs·q_heads_pe·flops_per_pair_head / (seq_s
                         (``ModelSpec.attention_pairs``, ``ModelSpec.kv_layer_tokens``)
 O projection            weights n_q·d/tp·h; all-reduce of t·h over TP
 norms + residuals       10·t·h activation bytes (two norms, two residual adds)
-CP ring (pass-KV)       (cp−1) steps, each max(block attention, send of a local KV chunk)
-CP combine (pass-Q)     prefill: (cp−1) ring steps sending Q chunks, then an all-to-all of O,
-                        m, l; decode: the query is on every CP rank, so only an all-gather of
-                        the partial O, m, l
+CP ring                 (cp−1) steps, each sending a local KV chunk (pass-KV) or query chunk
+                        (pass-Q) and launching a block attention; hidden under that block's attention except in pass-Q
+                        decode, where each step waits for its queries (Meta's Table 8)
+CP combine (pass-Q)     an all-to-all returns the partial O, m, l to the queries' owners.
+                        Decode shards the batch round-robin over the CP ranks, padded to a
+                        multiple of cp (Meta's batched ring pass-Q, arXiv 2411.01783 sec. 3.6)
 KV sharded by sequence  all-gather of the queries of all heads, reduce-scatter of O, m, l
 ======================  ====================================================================
 """
@@ -76,21 +78,24 @@ def _attention_core(model: ModelSpec, g: Geometry, blk: Block) -> np.ndarray:
     """Adds the attention op; returns the query rows whose O, m, l a PE holds (tok_q)."""
     a, L = g.attn, float(model.n_layers)
     attn_share = np.where(g.is_kv_ring & (not g.prefill), 1.0, 1.0 / g.cp)  # decode pass-KV: redundant
-    flops = g.b * g.pairs * g.qh_pe * a.flops_per_pair_head / g.seq_split * attn_share
+    # pass-Q decode serves the batch padded to a multiple of cp: at batch 1 every rank reads
+    # its whole KV chunk cp times (Meta, arXiv 2411.01783 sec. 4.3 and Table 8)
+    b_att = g.b if g.prefill else np.where(g.q_split, np.ceil(g.b / g.cp) * g.cp, g.b)
+    flops = b_att * g.pairs * g.qh_pe * a.flops_per_pair_head / g.seq_split * attn_share
     kv_tokens = g.kv_read_ctx / g.seq_split * np.where(g.is_kv_ring, 1.0, 1.0 / g.cp)
     # queries that visit each KV block a PE holds: pass-KV its own T/cp, pass-Q all T
     q_seq = np.where(g.ring == 1, g.T, g.T / g.cp) if g.prefill else g.T
     rect = g.pairs / (g.T * g.kv_read_ctx)          # causal (and window) fraction of the (q, kv) rectangle
     kv_passes = np.maximum(1.0, q_seq * rect / Q_TILE)
-    kv_read = g.b * kv_tokens * g.kvh_pe * a.kv_width * g.kvb * kv_passes
-    tok_q = np.where((g.ring == 1) & g.prefill, g.tok, g.tok_pe)   # pass-Q: every rank's queries visit
+    kv_read = b_att * kv_tokens * g.kvh_pe * a.kv_width * g.kvb * kv_passes
+    tok_q = np.where(g.ring == 1, g.tok_pe * g.cp, g.tok_pe)   # pass-Q: every rank's queries visit
     nbytes = (kv_read + 2.0 * tok_q * g.qh_pe * a.q_width * g.ab
               + g.tok_pe * g.kvh_pe * a.kv_width * g.kvb / g.seq_split)
     blk.op("attention", flops, nbytes, L, 1, dtype=model.attention_dtype(g.prefill), klass="attn")
     return tok_q
 
 
-def _combines(model: ModelSpec, g: Geometry, blk: Block) -> None:
+def _combines(model: ModelSpec, g: Geometry, blk: Block, tok_q) -> None:
     """KV sequence-shard combine inside TP and the pass-Q CP combine."""
     a, L = g.attn, float(model.n_layers)
     q_bytes = g.tok_pe * g.qh_pe * a.q_width * g.cb
@@ -99,23 +104,26 @@ def _combines(model: ModelSpec, g: Geometry, blk: Block) -> None:
     blk.comm("kv_seq_combine", (coll.all_gather(q_bytes * seq_on, g.lv_seq)
                                 + coll.reduce_scatter(oml_bytes * seq_on, g.lv_seq)).scale(L),
              "all", 2 * L * seq_on)
-    # decode all-gathers the partial O, m, l of every rank; prefill returns them to the query
-    # owners with an all-to-all
+    # pass-Q: a rank holds a partial O, m, l of every query that visited it; an all-to-all
+    # returns them to the queries' owners (prefill and decode alike)
     qoml_on = ((g.ring == 1) & (g.cp > 1)).astype(float)
-    oml_all = g.tok * g.qh_pe * (a.q_width * g.cb + ML_BYTES) * qoml_on
-    blk.comm("cp_combine", (coll.all_to_all(oml_all, g.lv_cp) if g.prefill
-                            else coll.all_gather(oml_all * g.cp, g.lv_cp)).scale(L),
-             "all", L * qoml_on)
+    oml_all = tok_q * g.qh_pe * (a.q_width * g.cb + ML_BYTES) * qoml_on
+    blk.comm("cp_combine", coll.all_to_all(oml_all, g.lv_cp).scale(L), "all", L * qoml_on)
 
 
 def _ring(model: ModelSpec, g: Geometry, blk: Block) -> tuple[Ring, np.ndarray]:
-    """Ring step payload: pass-KV sends a local KV chunk, pass-Q (prefill) a local query chunk."""
+    """Ring step payload: pass-KV sends a local KV chunk, pass-Q a local query chunk. Every step
+    launches its transfer and a block-attention kernel. The block attention hides a step except
+    in pass-Q decode, whose steps wait for their queries: Meta's Table 8 (arXiv 2411.01783, 128K,
+    batch 1, CP2) measures the attention loop, the SendRecv and the All2All adding up
+    (43.2 + 32.3 + 81.1 ≈ 157.7 µs per layer)."""
     a = g.attn
     kv_chunk = g.b * (g.kv_ctx / g.cp) / g.seq_split * g.kvh_pe * a.kv_width * g.kvb
-    q_chunk = g.tok_pe * g.qh_pe * a.q_width * g.cb if g.prefill else np.zeros(g.n)
+    q_chunk = g.tok_pe * g.qh_pe * a.q_width * g.cb
     step_bytes = np.where(g.ring == 0, kv_chunk, q_chunk) * (g.cp > 1)
-    ring = Ring("attention", coll.ring_step(step_bytes, g.lv_cp), (g.cp - 1.0) * float(model.n_layers))
-    blk.launches["all"] = blk.launches.get("all", 0.0) + ring.mult * (step_bytes > 0)
+    hide = np.where((g.ring == 1) & (not g.prefill), 0.0, 1.0)
+    ring = Ring("attention", coll.ring_step(step_bytes, g.lv_cp), (g.cp - 1.0) * float(model.n_layers), hide)
+    blk.launches["all"] = blk.launches.get("all", 0.0) + 2.0 * ring.mult * (step_bytes > 0)
     return ring, np.where(g.is_kv_ring, 2.0 * kv_chunk, 0.0)
 
 
@@ -131,7 +139,7 @@ def attention(model: ModelSpec, g: Geometry) -> Block:
     blk.op("norms", 10 * g.tok_pe * h, 10 * g.tok_pe * h * g.ab, L, 2, klass="elementwise")
     blk.comm("tp_allreduce", coll.all_reduce(g.tok_pe * h * g.cb, g.lv_tp).scale(L), "all",
              L * (g.tp > 1))
-    _combines(model, g, blk)
+    _combines(model, g, blk, tok_q)
     blk.ring, ring_buf = _ring(model, g, blk)
     norm_w = (2.0 if model.norm == "rmsnorm" else 4.0) * h * g.wb
     blk.mem.per_layer["all"] = w_qkv + w_o + norm_w

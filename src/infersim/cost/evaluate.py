@@ -249,10 +249,11 @@ def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
     return out
 
 
-def exposed_ring(mult, step_ns, attn_ns, cp):
+def exposed_ring(mult, step_ns, attn_ns, cp, hide):
     """The CP ring's exposed time: ``mult`` = (cp − 1)·layers steps, each the part of its transfer
-    ``step_ns`` the block attention (the attention op's time ``attn_ns`` over cp blocks) does not hide."""
-    return mult * np.maximum(0.0, step_ns - attn_ns / cp)
+    ``step_ns`` that the block attention (the attention op's time ``attn_ns`` over cp blocks, where
+    ``hide`` is 1) does not hide."""
+    return mult * np.maximum(0.0, step_ns - hide * attn_ns / cp)
 
 
 def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: bool = True) -> dict:
@@ -277,7 +278,7 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
     ops = _op_times(terms, roof[:, :1] * 1e3, roof[:, 1:2], rt, breakdown)
     com = _comm_times(terms, links, breakdown)
 
-    ring = exposed_ring(terms.ring_mult, com["ring_step"][ib], ops["attn"][ia], terms.cp)
+    ring = exposed_ring(terms.ring_mult, com["ring_step"][ib], ops["attn"][ia], terms.cp, terms.ring_hide)
     gap = rt.kernel_gap_ns * rt.launch_multiplier
     kind_t = {}
     for kind in KINDS:

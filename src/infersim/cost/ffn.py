@@ -3,7 +3,8 @@
 Per layer and per PE, the FFN of width f is sharded over g = tp (scope "TP") or tp·cp
 (scope "TP+CP"): up/gate weights (m−1)·h·f/g, down h·f/g (m = 3 gated, 2 otherwise), flops
 2·t·h·f/g per matrix, and an all-reduce of the t·h output over the g ranks. In prefill with scope
-TP+CP the CP ranks first all-gather each other's tokens.
+TP+CP, wherever the CP ranks split the tokens (prefill, pass-Q decode), they first all-gather each
+other's tokens.
 """
 from __future__ import annotations
 
@@ -30,10 +31,10 @@ def ffn_ops(model: ModelSpec, g: Geometry, blk: Block, name: str, width: float, 
 
 
 def ffn_allreduce(model: ModelSpec, g: Geometry, blk: Block, layers: float, kind: str) -> None:
-    """The FFN output all-reduce over its shard group, and in prefill with scope TP+CP the
-    all-gather of the CP ranks' tokens, for ``layers`` layers."""
+    """The FFN output all-reduce over its shard group, and with scope TP+CP over CP ranks that
+    split the tokens the all-gather of each other's tokens, for ``layers`` layers."""
     h = float(model.hidden)
-    gather_on = g.ffn_tpcp & g.prefill & (g.cp > 1)
+    gather_on = g.ffn_tpcp & g.q_split & (g.cp > 1)
     gather_in = coll.all_gather(np.where(gather_on, g.tok * h * g.cb, 0.0), g.lv_cp)
     blk.comm("ffn_allreduce", coll.all_reduce(g.tok_ffn * h * g.cb, g.lv_ffn).scale(layers), kind,
              layers * (g.g_ffn > 1))

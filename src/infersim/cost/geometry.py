@@ -72,7 +72,8 @@ class Geometry:
     pairs: np.ndarray         # (query, key) pairs per sequence per head per micro-batch per layer
     head_tok: np.ndarray      # LM-head rows per micro-batch (last token of each sequence; verify: all T)
     tok: np.ndarray           # tokens per micro-batch per replica
-    tok_pe: np.ndarray        # tokens through dense ops per PE (prefill: split over CP)
+    q_split: np.ndarray       # the CP ranks split the tokens (prefill; pass-Q decode) or each holds all
+    tok_pe: np.ndarray        # tokens through dense ops per PE (split over CP: tok/cp, decode padded)
     tok_ffn: np.ndarray       # tokens through the FFN per PE
     is_kv_ring: np.ndarray
     seq_split: np.ndarray     # KV sequence split inside TP (kv_shard_mode)
@@ -83,6 +84,7 @@ class Geometry:
     lv_cp: Levels
     lv_pp: Levels
     lv_tpcp: Levels
+    lv_rep: Levels            # the ranks holding a replica of a token: TP (tokens split over CP), else TP·CP
     lv_seq: Levels
     lv_ffn: Levels
     lv_dp: Levels
@@ -107,7 +109,11 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     b = np.where(m > b_all, 1.0, np.ceil(b_all / m))
     T = float(wl.new_tokens) / chunks
     tok = b * T
-    tok_pe = tok / cp if prefill else tok
+    # pass-Q decode (Meta's batched ring pass-Q, arXiv 2411.01783 sec. 3.6) shards the batch
+    # round-robin over the CP ranks, padded to a multiple of cp (sec. 4.3); pass-KV decode
+    # keeps every query on every rank
+    q_split = np.full(len(par), True) if prefill else (ring == 1) & (cp > 1)
+    tok_pe = tok / cp if prefill else np.where(q_split, np.ceil(b / cp) * T, tok)
     ffn_tpcp = par.ffn_shard_scope == 1
     # sliding / chunked layers cache and attend to fewer tokens: layer averages (model.py)
     L = float(model.n_layers)
@@ -128,6 +134,7 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
                       ppc, pps).astype(float)
     lv_tp, lv_cp = lv[:, 0], lv[:, 1]
     lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
+    lv_rep = np.where(q_split[None, :], lv_tp, lv_tpcp)
     return Geometry(
         n=len(par), prefill=prefill, attn=attn,
         wb=DTYPE_BYTES[model.weight_dtype], ab=DTYPE_BYTES[model.act_dtype],
@@ -137,12 +144,13 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
         # decode reads the KV once per query pass (pairs / T keys: exactly ``pairs`` at T = 1); a
         # verify step (T = k+1 > 1) takes logits of every query token, plain decode of the last
         kv_read_ctx=kv_ctx if prefill else pairs / float(wl.new_tokens), pairs=pairs / chunks,
-        head_tok=b / chunks * (1.0 if prefill else float(wl.new_tokens)), tok=tok, tok_pe=tok_pe,
-        tok_ffn=np.where(ffn_tpcp & prefill, tok, tok_pe),
+        # a CP rank takes logits of its own sequences (prefill: the last chunk's rank)
+        head_tok=b / chunks if prefill else tok_pe, tok=tok, q_split=q_split, tok_pe=tok_pe,
+        tok_ffn=np.where(ffn_tpcp, tok, tok_pe),
         is_kv_ring=(ring == 0) & (cp > 1),
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,
         g_ffn=np.where(ffn_tpcp, tp * cp, tp),
-        lv_tp=Levels(lv_tp), lv_cp=Levels(lv_cp), lv_pp=Levels(lv[:, 2]), lv_tpcp=Levels(lv_tpcp),
+        lv_tp=Levels(lv_tp), lv_cp=Levels(lv_cp), lv_pp=Levels(lv[:, 2]), lv_tpcp=Levels(lv_tpcp), lv_rep=Levels(lv_rep),
         lv_seq=Levels(lv[:, 3]), lv_ffn=Levels(np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp)),
         lv_dp=Levels(lv[:, 4]),
     )

@@ -37,9 +37,10 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp,
     A token visits the teams holding its k experts (p_team = 1 − (1 − 1/ep)^k of them each):
     all-to-all dispatch and combine over EP of each rank's 1/G share of the tokens; inside a team
     the slices gather the inputs they do not already hold (tokens of other TP groups) and
-    reduce-scatter their partial outputs; finally the TP (decode: TP·CP) replicas of a token
-    gather its result. Where that reduce-scatter and gather span the same ranks and tokens
-    (ep = 1, dp = 1, and cp = 1 in prefill) they are one all-reduce and may take its cheaper
+    reduce-scatter their partial outputs; finally the TP replicas of a token (TP·CP where every
+    CP rank holds every token: pass-KV decode) gather its result. Where that reduce-scatter and
+    gather span the same ranks and tokens (ep = 1, dp = 1, and cp = 1 where CP splits the
+    tokens) they are one all-reduce and may take its cheaper
     algorithms, exactly as the dense FFN's. The dispatch and combine carry ``imbalance``
     (busiest / mean pairs) times the mean share. Each collective comes with the kernels it
     launches per layer: only the collectives that run (ep > 1 for the all-to-all, dp > 1 for
@@ -52,11 +53,11 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp,
     team_tok = n_tok * p_team
     a2a = coll.all_to_all(n_tok / G * g.ep * p_team * h * ab * imbalance, lv_ep).scale(2.0)
     missing = team_tok * (1.0 - g.tok / n_tok) * h * ab
-    lv_back = g.lv_tp if g.prefill else g.lv_tpcp
+    lv_back = g.lv_rep
     split = (coll.reduce_scatter(team_tok * h * ab * (etp > 1), lv_etp)
              + coll.all_gather(g.tok_pe * h * ab, lv_back))
     fused = coll.all_reduce(g.tok_pe * h * ab, lv_back)
-    one_group = (g.ep == 1) & (g.dp == 1) & ((g.cp == 1) if g.prefill else True)
+    one_group = (g.ep == 1) & (g.dp == 1) & ((g.cp == 1) | ~g.q_split)
     back = lv_back.g.prod(axis=0) > 1               # the token's replicas span more than one PE
     return [(a2a, 2.0 * (g.ep > 1)),
             (coll.all_gather(missing, lv_etp), 1.0 * ((etp > 1) & (g.dp > 1))),

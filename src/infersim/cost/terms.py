@@ -58,11 +58,12 @@ class RawOp:
 @dataclass
 class Ring:
     """The CP ring of the attention operator ``op``: ``mult`` steps, each ``step`` bytes/hops,
-    overlapped with 1/cp of that operator's time."""
+    overlapped with ``hide`` (1 or 0) times 1/cp of that operator's time."""
 
     op: str
     step: coll.Comm
     mult: np.ndarray
+    hide: np.ndarray
 
 
 @dataclass
@@ -186,6 +187,7 @@ class Terms:
     comms: coll.CommTable         # every collective, with its component and kind
     ring_step: coll.Comm          # per ring step, per layer
     ring_mult: np.ndarray         # (cp - 1) · layers
+    ring_hide: np.ndarray         # 1: the block attention hides a step, 0: the step waits for it
     cp: np.ndarray
     m: np.ndarray                 # micro-batches
     pp: np.ndarray
@@ -211,6 +213,7 @@ class Terms:
                      table=self.table.take(idx), attn_index=self.attn_index,
                      comms=self.comms.take(idx),
                      ring_step=self.ring_step.take(idx), ring_mult=self.ring_mult[idx],
+                     ring_hide=self.ring_hide[idx],
                      cp=self.cp[idx], m=self.m[idx], pp=self.pp[idx], kernels=sub(self.kernels),
                      coll_calls={k: (_take(a, idx), _take(b, idx)) for k, (a, b) in self.coll_calls.items()},
                      stages=[sub(st) for st in self.stages],

@@ -34,7 +34,8 @@ Knobs (PEs used = tp·cp·pp·dp; EP folds into the tp·cp·dp ranks of MoE laye
     ===========  ============  ===================
 * ``cp_ring_variant`` — ``"kv"`` (pass-KV: KV chunks rotate around the ring, overlapped with block
   attention; the prefill default) or ``"qoml"`` (pass-Q: queries travel, partial O with softmax
-  stats m, l come back and are combined; the decode default). ``None`` picks the mode default.
+  stats m, l come back and are combined; the decode default, which shards the batch round-robin
+  over the CP ranks, padded to a multiple of cp). ``None`` picks the mode default.
 * ``microbatches`` — micro-batches in flight through the pipeline (``None``: min(pp, sequences
   per replica), 1 without a pipeline). Decode splits a replica's b sequences into m groups of
   ⌈b/m⌉ (1 ≤ m ≤ b): one token of one micro-batch takes the sum of the stage times, and the stages

@@ -63,7 +63,8 @@ HELP: dict[str, str] = {
                     "possible (outermost level).",
     "cp_ring_variant": "CP ring. kv (pass-KV, prefill default): KV chunks rotate around the ring, hidden "
                        "under the block attention when they can. qoml (pass-Q, decode default): queries "
-                       "travel and partial outputs O, m, l come back. default: by mode.",
+                       "travel and partial outputs O, m, l come back; decode shards the batch over the CP ranks "
+                       "(padded to a multiple of cp). default: by mode.",
     # ----- Explore ---------------------------------------------------------------------------------
     "objective": "What 'best' means. latency: time per step (decode: per token). throughput: tokens/s "
                  "of the deployment. throughput_per_pe: tokens/s per PE used. tok_s_per_usd: tokens per "

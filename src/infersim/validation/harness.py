@@ -70,7 +70,8 @@ class Harness:
         self._ops = _Ops()
         self.step_hw, self.step_rt, self.step_comm, self.step_k, self.step_seqs = [], [], [], [], []
         self.step_calls: list = []          # collective calls per step: (in a node, across nodes)
-        #: per step its CP ring: (steps · layers, one step's transfer in ns, cp, its attention op)
+        #: per step its CP ring: (steps · layers, one step's transfer in ns, cp, its attention op,
+        #: 1 where the block attention hides a step)
         self.step_ring: list = []
         self.row_steps: list[list[tuple[int, float]] | None] = []
         self.row_batch: list[int] = []        # the batch each row runs at
@@ -81,9 +82,10 @@ class Harness:
         self.step_comm, self.step_k, self.step_seqs = (np.asarray(a, dtype=float) for a in
                                                        (self.step_comm, self.step_k, self.step_seqs))
         self.step_calls = np.asarray(self.step_calls, dtype=float).reshape(-1, 2)
-        ring = np.asarray(self.step_ring, dtype=float).reshape(-1, 4)
+        ring = np.asarray(self.step_ring, dtype=float).reshape(-1, 5)
         self.ring_mult, self.ring_ns, self.ring_cp = ring[:, 0], ring[:, 1], ring[:, 2]
         self.ring_op = ring[:, 3].astype(np.int64)
+        self.ring_hide = ring[:, 4]
         self.slow = [i for i, s in enumerate(self.row_steps) if s is None]
         self.capacity = self.row_cap
         use = np.ones(len(rows), bool) if use is None else np.asarray(use, bool)
@@ -148,7 +150,7 @@ class Harness:
         comm = _comm_times(terms, links, breakdown=False)
         self.step_comm.append(float(sum(np.ravel(v)[0] for v in comm["kinds"].values())))
         self.step_ring.append((float(terms.ring_mult[0]), float(np.ravel(comm["ring_step"])[0]), float(terms.cp[0]),
-                               len(self._ops.cols["tc0"]) + terms.attn_index))
+                               len(self._ops.cols["tc0"]) + terms.attn_index, float(terms.ring_hide[0])))
         self.step_k.append(float(sum(v[0] for v in terms.kernels.values())))
         calls = [sum(float(np.ravel(c[j])[0]) for c in terms.coll_calls.values()) for j in (0, 1)]
         self.step_calls.append(calls)
@@ -224,7 +226,7 @@ class Harness:
         tm = o["tm0"] / (f[o["mpair"]] * q[:, 1])
         t = op_time(tc, tm, o["kern"] * lat[s] * lm[s], ov[s])
         calls = self.step_calls[:, 0] * col(lambda r: r.collective_ns) + self.step_calls[:, 1] * col(lambda r: r.net_collective_ns)
-        ring = exposed_ring(self.ring_mult, self.ring_ns, t[self.ring_op], self.ring_cp)
+        ring = exposed_ring(self.ring_mult, self.ring_ns, t[self.ring_op], self.ring_cp, self.ring_hide)
         device = (np.bincount(s, t * o["mult"], minlength=len(ri)) + self.step_comm + calls
                   + self.step_k * gap * lm + ring)
         a, after = host_exposed(device, self.step_k * host, fixed + seq * self.step_seqs, col(lambda r: r.host_overlap))
