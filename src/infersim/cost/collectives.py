@@ -234,15 +234,35 @@ class Levels:
         self._terms: dict = {}
 
     def terms(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
-        """(bytes per byte sent, hops), each (A, 3, N), of collective ``kind`` over this group."""
+        """(bytes per byte sent, hops), each (A, 3, N), of collective ``kind`` over this group
+        (read-only: shared between groups of the same levels)."""
         if kind not in self._terms:
-            self._terms[kind] = _PER_BYTE[kind](self.g)
+            self._terms[kind] = _shared_terms(kind, self.g) if self.g.shape[1] <= _SHARED_MAX_N \
+                else _PER_BYTE[kind](self.g)
         return self._terms[kind]
 
     def collective(self, kind: str, n_bytes) -> Comm:
         c, k = self.terms(kind)
         n = np.asarray(n_bytes, dtype=float)
         return Comm(c * n, k * (n > 0))
+
+
+# One simulate() call prices a handful of groups whose levels recur from call to call (they
+# depend on the degrees and the topology only): their terms are computed once per process.
+_SHARED_MAX_N = 8
+_SHARED: dict = {}
+
+
+def _shared_terms(kind: str, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    key = (kind, g.shape, g.tobytes())
+    hit = _SHARED.get(key)
+    if hit is None:
+        if len(_SHARED) > 4096:
+            _SHARED.clear()
+        c, k = _PER_BYTE[kind](g)
+        c.flags.writeable = k.flags.writeable = False
+        hit = _SHARED[key] = (c, k)
+    return hit
 
 
 def levels_of(levels) -> Levels:
