@@ -16,8 +16,9 @@ attention core          flops b·pairs·q_heads_pe·flops_per_pair_head / (seq_s
 O projection            weights n_q·d/tp·h; all-reduce of t·h over TP
 norms + residuals       10·t·h activation bytes (two norms, two residual adds)
 CP ring                 (cp−1) steps, each sending a local KV chunk (pass-KV) or query chunk
-                        (pass-Q) and launching a block attention; hidden under that block's attention except in pass-Q
-                        decode, where each step waits for its queries (Meta's Table 8)
+                        (pass-Q) and launching a block attention; hidden under that block's
+                        attention except in pass-Q decode, where each step waits for its
+                        queries (Meta's Table 8)
 CP combine (pass-Q)     an all-to-all returns the partial O, m, l to the queries' owners.
                         Decode shards the batch round-robin over the CP ranks, padded to a
                         multiple of cp (Meta's batched ring pass-Q, arXiv 2411.01783 sec. 3.6)

@@ -150,7 +150,8 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
         is_kv_ring=(ring == 0) & (cp > 1),
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,
         g_ffn=np.where(ffn_tpcp, tp * cp, tp),
-        lv_tp=Levels(lv_tp), lv_cp=Levels(lv_cp), lv_pp=Levels(lv[:, 2]), lv_tpcp=Levels(lv_tpcp), lv_rep=Levels(lv_rep),
+        lv_tp=Levels(lv_tp), lv_cp=Levels(lv_cp), lv_pp=Levels(lv[:, 2]), lv_tpcp=Levels(lv_tpcp),
+        lv_rep=Levels(lv_rep),
         lv_seq=Levels(lv[:, 3]), lv_ffn=Levels(np.where(ffn_tpcp[None, :], lv_tpcp, lv_tp)),
         lv_dp=Levels(lv[:, 4]),
     )
