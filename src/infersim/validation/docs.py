@@ -21,8 +21,9 @@ KNOWN_GAPS: tuple[str, ...] = (
     "ranks and padded to a multiple of cp, cp-1 query steps that wait for their queries, an all-to-all "
     "of the partial outputs). Its SendRecv steps pay the inter-node hop only: Table 8 times them at "
     "33-35 us each across nodes, below the fitted per-call latency of a collective; charging that "
-    "latency on every step made CP4 30% slow and LOSO worse, and a separate point-to-point latency "
-    "would rest on four rows. The CP16 128K prefill is 31% fast (3.8 s published: 8K tokens per "
+    "latency on every step made CP4 30% slow and LOSO worse; a fixed 23 us per step (Table 8 less the "
+    "hop) takes the Meta source from 9.7% to 6.6% but moves the shared `gpu.net_collective_ns` and "
+    "FasterTransformer's rows the other way (LOSO 11.90% -> 11.91%), so neither is adopted. The CP16 128K prefill is 31% fast (3.8 s published: 8K tokens per "
     "host no longer hide the ring). The Meta rows run Meta's FFN-only "
     "fp8 checkpoint (attention projections bf16, `attn_weight_dtype`). Pipelines across nodes (FT's "
     "TP8xPP3) and EP across nodes (LMSYS's prefill-only rows) are listed, not scored.",
