@@ -32,7 +32,7 @@ def ideal_hw(n_pes: int = 1, **kw) -> HardwareSpec:
                 bw_intra_gbs=100.0, bw_inter_gbs=50.0, bw_intersip_gbs=10.0,
                 pes_per_cube=n_pes, cubes_per_sip=1, n_sips=1,
                 alpha_intra_ns=1000.0, alpha_inter_ns=2000.0, alpha_intersip_ns=4000.0,
-                link_eff=1.0, kernel_latency_ns=0.0,
+                link_eff=1.0, link_eff_intersip=1.0, kernel_latency_ns=0.0,
                 compute_eff=((1.0, 1.0),), memory_eff=((1.0, 1.0),))
     base.update(kw)
     return HardwareSpec(**base)

@@ -147,6 +147,21 @@ def test_kv_cache_memory_by_shard_mode(llama70b, generic_hw):
     assert hybrid.breakdown_ns["kv_seq_combine"] > 0
 
 
+def test_collectives_between_sips_reach_their_own_link_efficiency():
+    """Scale-up levels run at ``link_eff``, the network between SiPs at ``link_eff_intersip``
+    (NCCL over RDMA reaches more of a NIC's line rate than NVLink all-reduces of theirs): an
+    all-gather of n bytes over 2 PEs in 2 SiPs moves n/2 per PE across the network, one hop."""
+    from infersim.cost.micro import collective_ns
+    n = 8e6
+    for eff in (1.0, 0.86, 0.5):
+        hw = ideal_hw(1, n_sips=2, link_eff=0.25, link_eff_intersip=eff)
+        t = collective_ns(hw, "all_gather", n, 2, IDEAL_RT)
+        assert t == pytest.approx(n / 2 / (hw.bw_intersip_gbs * eff) + hw.alpha_intersip_ns)
+    assert HW_PRESETS["A100-SXM 2x8 (IB)"].link_effs() == (0.74, 0.74, 0.86)
+    with pytest.raises(InferSimError, match="link_eff_intersip"):
+        ideal_hw(1, link_eff_intersip=1.5)
+
+
 # ----- ring variants ---------------------------------------------------------------------------
 @pytest.mark.parametrize("cp", [2, 4, 8])
 def test_pass_kv_wins_full_prefill_of_gqa(llama70b, generic_hw, cp):

@@ -8,7 +8,7 @@ For every candidate of the grid, both pools are priced with the serving model's 
 * a **prefill instance** (config × prompts per step) serves R_p = b_p / period_p requests/s; its
   TTFT is its prefill latency plus the KV transfer to the decode part, which crosses the scale-out
   network (two different parts never share a scale-up domain):
-  t_kv = kv_cache_bytes(isl) / (PEs_p · min(scale-out GB/s of the two parts) · link_eff) + α;
+  t_kv = kv_cache_bytes(isl) / (PEs_p · min(scale-out GB/s of the two parts) · link_eff_intersip) + α;
 * a **decode instance** (config × sequences) serves R_d = b_d / (osl · TPOT) requests/s.
 
 Pools scale independently (as many instances of each as the traffic needs), so per request the
@@ -106,8 +106,8 @@ def codesign_pools(model, request: Request, candidates: list[HardwareCandidate],
             if not math.isfinite(per_req_d):
                 continue
             hw_i, hw_j = hws[i], hws[j]
-            t_kv = kv_bytes / (p_pes * min(hw_i.bw_intersip_gbs, hw_j.bw_intersip_gbs) * hw_i.link_eff) \
-                + max(hw_i.alpha_intersip_ns, hw_j.alpha_intersip_ns)
+            bw = min(hw_i.bw_intersip_gbs, hw_j.bw_intersip_gbs) * hw_i.link_eff_intersip
+            t_kv = kv_bytes / (p_pes * bw) + max(hw_i.alpha_intersip_ns, hw_j.alpha_intersip_ns)
             ok = lat + t_kv <= (ttft_ms or np.inf) * 1e6
             if not ok.any():
                 continue

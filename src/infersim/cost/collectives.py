@@ -4,7 +4,7 @@ A collective is reduced to knob-independent *terms*: for each candidate algorith
 level ``l``, ``c[a, l]`` bytes that cross a level-``l`` link per PE and ``k[a, l]`` latency hops,
 so its time is
 
-    t = Σ_l min_a ( c[a, l] / (B_l · link_eff) + k[a, l] · α_l )
+    t = Σ_l min_a ( c[a, l] / (B_l · link_eff_l) + k[a, l] · α_l )     (link_eff_l: HardwareSpec.link_effs)
 
 Bandwidths enter at evaluation (they are co-design knobs), so the algorithm is chosen per level,
 per message size and per hardware candidate. Terms of one algorithm set add and scale, so the
@@ -99,9 +99,10 @@ class Comm:
         a, b = a.with_algorithms(n), b.with_algorithms(n)
         return Comm(np.where(mask, a.c, b.c), np.where(mask, a.k, b.k))
 
-    def time_ns(self, bw_gbs, alpha_ns, link_eff: float) -> np.ndarray:
-        """Σ_l min_a c/(B_l·eff) + k·α_l; ``bw_gbs`` and ``alpha_ns`` are 3-sequences whose items
-        broadcast against the config axis (scalars, or (U, 1) arrays over link-bandwidth sets)."""
+    def time_ns(self, bw_gbs, alpha_ns, link_eff) -> np.ndarray:
+        """Σ_l min_a c/(B_l·eff_l) + k·α_l; ``bw_gbs`` and ``alpha_ns`` are 3-sequences whose items
+        broadcast against the config axis (scalars, or (U, 1) arrays over link-bandwidth sets);
+        ``link_eff`` one efficiency or one per level (``HardwareSpec.link_effs``)."""
         return self.time_on(LinkTerms.of(bw_gbs, alpha_ns, link_eff))
 
     def time_on(self, links: "LinkTerms") -> np.ndarray:
@@ -121,9 +122,10 @@ class LinkTerms:
     batched: bool
 
     @classmethod
-    def of(cls, bw_gbs, alpha_ns, link_eff: float) -> "LinkTerms":
+    def of(cls, bw_gbs, alpha_ns, link_eff) -> "LinkTerms":
         bw = np.stack(np.broadcast_arrays(*[np.asarray(b, dtype=float) for b in bw_gbs]))
-        inv = 1.0 / (bw * link_eff)
+        eff = np.broadcast_to(np.asarray(link_eff, dtype=float), (N_LEVELS,))
+        inv = 1.0 / (bw * eff.reshape((N_LEVELS,) + (1,) * (bw.ndim - 1)))
         return cls(inv.reshape(N_LEVELS, -1).T, np.asarray(alpha_ns, dtype=float), bw.ndim > 1)
 
 

@@ -177,7 +177,7 @@ def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
     """Per kind (and with ``breakdown`` per component) collective time, and the ring step time,
     for U link-bandwidth rows: (U, N) arrays, each block of collectives in one broadcast."""
     hw = terms.hw
-    lt = LinkTerms(1.0 / (links * hw.link_eff), np.asarray(hw.link_alpha_ns(), dtype=float), True)
+    lt = LinkTerms(1.0 / (links * np.asarray(hw.link_effs())), np.asarray(hw.link_alpha_ns(), dtype=float), True)
     out: dict = {"kinds": {}, "components": {}, "ring_step": terms.ring_step.time_on(lt)}
     for blk in terms.comms.blocks:
         def price(us, ns, blk=blk):

@@ -65,6 +65,6 @@ def collective_ns(hw: HardwareSpec, kind: str, nbytes: float, ranks: int, runtim
     rt = get_runtime(runtime)
     levels = group_levels(np.array([1]), np.array([ranks]), hw.pes_per_cube, hw.pes_per_sip).astype(float)
     c = COLLECTIVES[kind](np.array([float(nbytes)]), levels)
-    t = float(c.time_ns(hw.link_bw_gbs(), hw.link_alpha_ns(), hw.link_eff)[0])
+    t = float(c.time_ns(hw.link_bw_gbs(), hw.link_alpha_ns(), hw.link_effs())[0])
     across = ranks > hw.pes_per_sip
     return t + (rt.net_collective_ns if across else rt.collective_ns)

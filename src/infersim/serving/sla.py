@@ -16,7 +16,7 @@ prefill plus the KV transfer; a decode instance with ``b_d`` sequences serves R_
 requests/s; the xPyD ratio that balances them is searched over the best prefill and decode
 candidates. The KV cache of a request (isl tokens) crosses the slowest link level the
 deployment spans, sent by the prefill instance's PEs in parallel:
-t_kv = kv_cache_bytes(isl) / (PEs_p · B_level · link_eff) + α_level.
+t_kv = kv_cache_bytes(isl) / (PEs_p · B_level · link_eff_level) + α_level (``HardwareSpec.link_effs``).
 """
 from __future__ import annotations
 
@@ -544,7 +544,7 @@ def _best_pair(hw, request, kv_bytes, pre, dec, ttft_ms, top: int):
                 for y in {max(1, min(y_max, v)) for v in (math.floor(x * rp / rd), math.ceil(x * rp / rd))}:
                     pes = x * pp_pes + y * pd_pes
                     level, bw, alpha = kv_link(hw, pes)
-                    t_kv = kv_bytes / (pp_pes * bw * hw.link_eff) + alpha
+                    t_kv = kv_bytes / (pp_pes * bw * hw.link_effs()[level]) + alpha
                     ttft = float(p_lat[i]) + t_kv
                     if ttft_ms is not None and ttft > ttft_ms * 1e6:
                         continue

@@ -118,7 +118,8 @@ class HardwareSpec:
     fp4_speedup: float = 1.0          # fp4 (NVFP4 / MXFP4) tensor rate / fp16 rate (1.0 = no fp4 units; B200 4.0)
     int4_speedup: float = 1.0         # int4 tensor rate / fp16 rate (1.0 = none; Ampere/Ada 4.0)
     fp32_acc_rate: float = 1.0        # float tensor rate with fp32 accumulate / with fp16 (GeForce 0.5)
-    link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives
+    link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives (scale-up levels)
+    link_eff_intersip: float = 0.86   # ... between SiPs, NCCL over an RDMA network (see link_effs)
     kernel_latency_ns: float = 2000.0  # minimum device time of one kernel (ramp-up, drain)
     compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF        # 16-bit GEMMs
     compute_eff_fp8: tuple[tuple[float, float], ...] = ()   # 8-bit (fp8/int8); () = compute_eff
@@ -145,7 +146,7 @@ class HardwareSpec:
                     f"{f} must be a string of printable characters, got {short_repr(v)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
                           "fp8_speedup", "int8_speedup", "fp4_speedup", "int4_speedup", "fp32_acc_rate",
-                          "link_eff"):
+                          "link_eff", "link_eff_intersip"):
             value = getattr(self, f)
             require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
@@ -158,7 +159,8 @@ class HardwareSpec:
             require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_PES,
                     f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
         require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
-        require(0 < self.link_eff <= 1, f"link_eff must be in (0, 1], got {self.link_eff}")
+        for f in ("link_eff", "link_eff_intersip"):
+            require(0 < getattr(self, f) <= 1, f"{f} must be in (0, 1], got {getattr(self, f)}")
         require(self.fp32_acc_rate <= 1, "fp32_acc_rate must be in (0, 1] (the fp32-accumulate rate as a fraction "
                                          f"of the fp16-accumulate peak: 0.5 on GeForce parts), got {self.fp32_acc_rate}")
         for f in ("unified_mem_gb", "bw_unified_gbs"):
@@ -199,6 +201,14 @@ class HardwareSpec:
 
     def link_alpha_ns(self) -> tuple[float, float, float]:
         return self.alpha_intra_ns, self.alpha_inter_ns, self.alpha_intersip_ns
+
+    def link_effs(self) -> tuple[float, float, float]:
+        """Achievable fraction of each level's link bandwidth in collectives: ``link_eff`` on the
+        scale-up links (NVLink / xGMI all-reduce bus bandwidth, 0.71-0.80 of the link),
+        ``link_eff_intersip`` between SiPs, where NCCL's network transport over RDMA reaches more
+        of the NIC's line rate (2-node A100 with 4 HDR NICs per node: all-reduce bus bandwidth
+        86 of 100 GB/s, NVIDIA/nccl issue 1048; 3 nodes: 85 average, 96 peak, nccl-tests 119)."""
+        return self.link_eff, self.link_eff, self.link_eff_intersip
 
     @property
     def clock_fraction(self) -> float:

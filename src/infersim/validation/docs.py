@@ -16,6 +16,8 @@ KNOWN_GAPS: tuple[str, ...] = (
     "Multi-node: TP across 2 and 4 nodes and context parallelism across 2 to 16 nodes are scored (Meta's "
     "Llama 3 405B over 400 Gb/s RDMA: TP8 CPn, pass-KV prefill up to 1M tokens, decode; FasterTransformer's "
     "Megatron-530B over HDR InfiniBand); the one-shot all-reduce is a candidate on scale-up levels only, "
+    "collectives between nodes reach `link_eff_intersip` (0.86) of the NICs' line rate, sourced from "
+    "2-node A100 HDR all-reduce measurements (LOSO 11.90% -> 11.75%, multi-node rows 9.7% -> 8.8%), "
     "and NCCL's latency per call across nodes (`gpu.net_collective_ns`) is fitted. CP decode runs Meta's "
     "batched ring pass-Q (the paper's sec. 3.6, Algorithm 4: the batch sharded round-robin over the CP "
     "ranks and padded to a multiple of cp, cp-1 query steps that wait for their queries, an all-to-all "
@@ -23,7 +25,8 @@ KNOWN_GAPS: tuple[str, ...] = (
     "33-35 us each across nodes, below the fitted per-call latency of a collective; charging that "
     "latency on every step made CP4 30% slow and LOSO worse; a fixed 23 us per step (Table 8 less the "
     "hop) takes the Meta source from 9.7% to 6.6% but moves the shared `gpu.net_collective_ns` and "
-    "FasterTransformer's rows the other way (LOSO 11.90% -> 11.91%), so neither is adopted. The CP16 128K prefill is 31% fast (3.8 s published: 8K tokens per "
+    "FasterTransformer's rows the other way (LOSO 11.90% -> 11.91%, before `link_eff_intersip`), so "
+    "neither is adopted. The CP16 128K prefill is 31% fast (3.8 s published: 8K tokens per "
     "host no longer hide the ring). The Meta rows run Meta's FFN-only "
     "fp8 checkpoint (attention projections bf16, `attn_weight_dtype`). Pipelines across nodes (FT's "
     "TP8xPP3) and EP across nodes (LMSYS's prefill-only rows) are listed, not scored.",
