@@ -1,5 +1,6 @@
 """Validation and calibration against published measurements (docs/validation.md)."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -166,3 +167,17 @@ def test_targets_by_hand():
     assert got["multi-node rows, median abs. error"] == ("40.0% (1 rows)", False)
     assert got["batch >= 64, signed median"] == ("+5.0% (2 rows)", True)
     assert got["LOSO median abs. error"][1] is False          # 30% over 3 sources
+
+
+def test_fit_loss_is_soft_l1_at_the_typical_miss():
+    """The fit's residual transform: squares sum to 2·s²·(√(1 + (r/s)²) − 1) with s = 0.10 —
+    quadratic for small misses, linear (≈ 2·s·|r|) for a source the model cannot express."""
+    from infersim.validation.fit import LOSS_SCALE, soft_l1
+    assert LOSS_SCALE == 0.10
+    r = np.array([-0.5, -0.1, 0.0, 0.001, 0.1, 2.0])
+    got = soft_l1(r)
+    assert np.allclose(got ** 2, 2 * 0.01 * (np.sqrt(1 + (r / 0.1) ** 2) - 1))
+    assert np.all(np.sign(got) == np.sign(r))
+    assert got[4] == pytest.approx(math.sqrt(0.02 * (math.sqrt(2) - 1)))      # 0.0910 at r = s
+    assert got[3] == pytest.approx(0.001, rel=1e-3)                             # small: r itself
+    assert got[5] ** 2 == pytest.approx(2 * 0.1 * 2.0, rel=0.06)                # large: 2·s·|r|
