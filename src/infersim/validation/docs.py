@@ -38,16 +38,20 @@ KNOWN_GAPS: tuple[str, ...] = (
     "prompts are right: prefill inside vLLM's ROCm serving loop runs about 3x slower per token than "
     "the static benchmark's. A ROCm attention-quality runtime factor (vLLM's AITER blog: 2.7-4.4x over "
     "the legacy backend) takes the batch-129+ bias from +28% to -1% but leaves LOSO unchanged and moves "
-    "`vllm.seq_ns` to zero, so it is not adopted.",
+    "`vllm.seq_ns` to zero, so it is not adopted (tried under the earlier least-squares fit).",
     "DeepSeek-R1 across engine generations: early-2025 stacks (dstack, SGLang 0.4.3 / vLLM 0.7.3) run "
     "40-70% slower than predicted, late-2025 ones (InferenceX, SGLang 0.5.12 on H200) up to 2x faster "
     "at concurrency 16-64; one kernel-quality parameter per engine cannot hold both (MLA and fp8 MoE "
-    "kernels changed within a version line). A per-runtime quantised-GEMM streaming factor was tried: "
-    "LOSO unchanged, two parameters at a bound.",
+    "kernels changed within a version line). A per-runtime quantised-GEMM streaming factor was tried "
+    "(under the earlier least-squares fit): LOSO unchanged, two parameters at a bound. Streaming a "
+    "grouped MoE GEMM's experts at the efficiency of the kernel's total bytes instead of each "
+    "expert's was tried too: the InferenceX and GPUStack DeepSeek rows improve, the dstack ones and "
+    "most dense fp8 sources worsen, and two ridge overlaps go to zero; not adopted.",
     "B200 / GB200: `blackwell.memory_fp8` ends at its ceiling (1.6 x the preset's 0.32, a small-M fp8 "
     "GEMM's streaming measured at 64 MB): the DeepSeek-R1 FP8 and TensorRT-LLM rows stream 8-bit weights "
     "faster than that library did; no Blackwell micro-benchmark of today's fp8/fp4 decode GEMMs pins the "
-    "maximum (widening the range to 3 gave 2.4, LOSO 12.5%, and sent two ridge overlaps to zero).",
+    "maximum (under the earlier least-squares fit, widening the range to 3 gave 2.4, LOSO 12.5%, and "
+    "sent two ridge overlaps to zero).",
     "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
     "rows have no preset yet (listed above as not expressed).",
     "TTFT under load in continuous-batching engines: rows whose concurrency exceeds the KV capacity "
