@@ -79,9 +79,9 @@ def _attention_core(model: ModelSpec, g: Geometry, blk: Block) -> np.ndarray:
     """Adds the attention op; returns the query rows whose O, m, l a PE holds (tok_q)."""
     a, L = g.attn, float(model.n_layers)
     attn_share = np.where(g.is_kv_ring & (not g.prefill), 1.0, 1.0 / g.cp)  # decode pass-KV: redundant
-    # pass-Q decode serves the batch padded to a multiple of cp: at batch 1 every rank reads
-    # its whole KV chunk cp times (Meta, arXiv 2411.01783 sec. 4.3 and Table 8)
-    b_att = g.b if g.prefill else np.where(g.q_split, np.ceil(g.b / g.cp) * g.cp, g.b)
+    # pass-Q decode serves every rank's padded share of the batch (geometry's tok_pe): at batch 1
+    # every rank reads its whole KV chunk cp times (Meta, arXiv 2411.01783 sec. 4.3 and Table 8)
+    b_att = g.b if g.prefill else np.where(g.q_split, g.tok_pe * g.cp / g.T, g.b)
     flops = b_att * g.pairs * g.qh_pe * a.flops_per_pair_head / g.seq_split * attn_share
     kv_tokens = g.kv_read_ctx / g.seq_split * np.where(g.is_kv_ring, 1.0, 1.0 / g.cp)
     # queries that visit each KV block a PE holds: pass-KV its own T/cp, pass-Q all T
