@@ -13,6 +13,7 @@ from infersim.cli import main
 from infersim.hardware_presets import HW_PRESETS
 from infersim.model_presets import PRESETS
 from infersim.serving import Request, evaluate_serving, serve
+from infersim.serving.model import finite_run, last_wave
 from infersim.serving.sla import best_disaggregated, kv_link, sla_search
 from infersim.specs.parallel import KV_SHARD_MODES, ParArrays, valid_pp, valid_tp
 
@@ -42,6 +43,34 @@ def test_static_and_continuous_do_the_same_work(llama70b):
     co = serve(llama70b, H100, Parallelism(tp=8), REQ, batch=64, batching="continuous")
     assert co.ttft_ms < st_.ttft_ms and co.tpot_ms > st_.tpot_ms
     assert co.tok_s == pytest.approx(st_.tok_s, rel=0.05)
+
+
+def test_finite_run_waves_by_hand():
+    """1,500 requests at a batch of 1,459: one full wave at TPOT 100, a last wave of 41 at TPOT 40."""
+    tok_s, tpot = finite_run(100.0, 40.0, 1500, 1459)
+    assert tok_s == pytest.approx(1500 / (100.0 + 40.0) * 1e9)
+    assert tpot == pytest.approx((1459 * 100.0 + 41 * 40.0) / 1500)
+    assert finite_run(100.0, 40.0, 0, 1459)[0] == pytest.approx(1459 / 100.0 * 1e9)     # steady state
+    assert finite_run(100.0, 40.0, 300, 1459)[0] == pytest.approx(300 / 40.0 * 1e9)     # one partial wave
+    assert list(last_wave(np.array([1500, 2918, 300, 0]), 1459)) == [41, 1459, 300, 1459]
+
+
+def test_finite_run_never_beats_the_steady_state(llama70b):
+    """A run whose requests fill whole waves delivers the steady state's tokens/s; one more
+    request adds a whole wave at batch 1, so tokens/s drops, and the makespan is N·osl / tok/s."""
+    par, b = Parallelism(tp=8), 64
+    steady = serve(llama70b, H100, par, REQ, batch=b)
+    whole = serve(llama70b, H100, par, REQ, batch=b, requests=4 * b)
+    assert whole.tok_s == pytest.approx(steady.tok_s, rel=1e-12)
+    assert whole.makespan_s == pytest.approx(4 * b * REQ.osl / steady.tok_s)
+    ragged = serve(llama70b, H100, par, REQ, batch=b, requests=4 * b + 1)
+    assert ragged.tok_s < whole.tok_s and ragged.makespan_s > whole.makespan_s
+    one = serve(llama70b, H100, par, REQ, batch=1)
+    assert ragged.makespan_s == pytest.approx(whole.makespan_s + REQ.osl * one.tpot_ms / 1e3)
+    with pytest.raises(InferSimError, match="requests must be an integer >= 0"):
+        serve(llama70b, H100, par, REQ, batch=b, requests=-1)
+    with pytest.raises(InferSimError, match="needs continuous"):
+        serve(llama70b, H100, par, REQ, batch=b, requests=10, batching="static")
 
 
 def test_memory_holds_full_length_sequences(llama70b):

@@ -33,10 +33,12 @@ def test_rows_are_sourced_and_exclusions_explained():
 
 def test_harness_equals_the_public_api_at_random_parameters():
     """The fit's re-combination of cached terms is the cost model itself, row by row (every
-    context-parallel row included: their exposed ring is decomposed too, not priced slowly)."""
+    context-parallel row included: their exposed ring is decomposed too, not priced slowly; and
+    finite runs, whose last wave is a step of its own)."""
     cp_rows = [r for r in MEASUREMENTS if r.cp > 1]
-    assert len(cp_rows) >= 10
-    h = harness(MEASUREMENTS[::9] + cp_rows)
+    runs = [r for r in MEASUREMENTS if r.requests][::30]         # finite runs: their last wave too
+    assert len(cp_rows) >= 10 and len(runs) >= 20
+    h = harness(MEASUREMENTS[::9] + cp_rows + runs)
     assert not h.slow
     rng = np.random.default_rng(7)
     for _ in range(2):

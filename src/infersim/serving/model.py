@@ -120,6 +120,36 @@ def continuous_times_of(t_dec, t_chunk, t_w, new, osl, per_replica, chunk_tokens
     return ttft, tpot
 
 
+def finite_run(tpot_full, tpot_last, requests, batch):
+    """(tokens/s, mean TPOT) of a finite run: ``requests`` = N identical requests submitted at
+    once to a deployment that runs at most ``batch`` = B of them (an offline benchmark such as
+    ``trtllm-bench throughput`` or vLLM's ``benchmark_throughput``, a batch job). All start
+    together and have the same lengths, so they run in k = ⌈N/B⌉ waves, the last of
+    r = N − (k−1)·B requests; a wave lasts osl steps whatever its size (its prompts ride along
+    its decode steps, as in the steady state), at TPOT(B) or, for the last, TPOT(r):
+
+        makespan = osl · ((k−1)·TPOT(B) + TPOT(r)),   tok/s = N·osl / makespan,
+        mean TPOT = ((k−1)·B·TPOT(B) + r·TPOT(r)) / N
+
+    so a run of 1,500 requests at a batch of 1,459 delivers about half the steady state's
+    tokens/s: its last 41 requests decode alone for a whole wave. N = 0 is the steady state
+    (tok/s = B / TPOT(B)). Each argument a scalar or an array over rows."""
+    n, b = np.asarray(requests, dtype=float), np.asarray(batch, dtype=float)
+    full = np.maximum(np.ceil(n / b) - 1.0, 0.0)
+    last = n - full * b
+    steady = n <= 0
+    den = np.where(steady, 1.0, full * tpot_full + tpot_last)
+    tok_s = np.where(steady, b / tpot_full, n / den) * 1e9
+    tpot = np.where(steady, tpot_full, (full * b * tpot_full + last * tpot_last) / np.maximum(n, 1.0))
+    return tok_s, tpot
+
+
+def last_wave(requests, batch):
+    """The size r of a finite run's last wave (N − (⌈N/B⌉ − 1)·B; B where N ≤ 0)."""
+    n, b = np.asarray(requests, dtype=float), np.asarray(batch, dtype=float)
+    return np.where(n > 0, n - np.maximum(np.ceil(n / b) - 1.0, 0.0) * b, b)
+
+
 def one_per_replica(rows: ParArrays) -> ParArrays:
     """One sequence per replica in one micro-batch: the whole increment of a prompt token."""
     return replace(rows.with_batch(rows.dp), microbatches=np.ones(len(rows), dtype=np.int64))
@@ -160,18 +190,25 @@ def _memory(model, hw, rows, request, rt, full, spec, knobs: dict | None = None)
 def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, batches,
                      request: Request, runtime=None, batching: str = "continuous",
                      chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
-                     speculation: Speculation | None = None, knobs: dict | None = None) -> dict[str, np.ndarray]:
+                     speculation: Speculation | None = None, knobs: dict | None = None,
+                     requests: int = 0) -> dict[str, np.ndarray]:
     """TTFT, TPOT, E2E (ns), tokens/s (total, per PE, per user), memory and fit for every
     (config, batch) row: ``configs`` and ``batches`` are aligned arrays (one evaluation each
     of the decode, memory and prefill steps over all rows). ``speculation``: speculative
     decoding (:mod:`infersim.serving.speculative`); ``decode_ns`` is then the time per output
     token of the speculative step, t_step / E. ``knobs``: the six knobs as ``(H, 1)`` arrays over
     H candidates of ``hw``'s topology (the SLA co-design's shared evaluation): the times, rates and
-    fits are then ``(H, N)``, the rest ``(N,)``; not with speculation."""
+    fits are then ``(H, N)``, the rest ``(N,)``; not with speculation. ``requests`` = N > 0
+    (continuous batching): a finite run of N requests submitted at once, at most ``batch`` at a
+    time (:func:`finite_run`): tokens/s and the mean TPOT of the run, and ``makespan_ns``."""
     choice("batching", batching, BATCHING)
     require(knobs is None or speculation is None, "knob arrays are not supported with speculation")
     require(isinstance(chunk_tokens, (int, np.integer)) and chunk_tokens >= 1,
             f"chunk_tokens must be an integer >= 1, got {chunk_tokens!r}")
+    require(isinstance(requests, (int, np.integer)) and not isinstance(requests, bool) and requests >= 0
+            and (requests == 0 or batching == "continuous"),
+            f"requests must be an integer >= 0 (0: the steady state; a finite run needs continuous "
+            f"batching), got {requests!r}")
     spec = _speculation(speculation)
     rt = get_runtime(runtime)
     try:
@@ -185,10 +222,7 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
     rows = configs.with_batch(b)
     batch = rows.batch.astype(float)
     per_replica = np.ceil(batch / rows.dp)
-    if spec is None:
-        t_dec, e = _step(model, hw, rows, request.decode_mean(), rt, knobs)[0]["total_ns"], 1.0
-    else:
-        t_dec, e = speculative.step_ns(model, hw, rows, request.decode_mean(), spec, rt)
+    t_dec, e = _decode_ns(model, hw, rows, request, spec, rt, knobs)
     _, full = _step(model, hw, rows, request.decode_full(), rt)
     if batching == "static":
         ttft = _step(model, hw, rows, request.prefill(), rt, knobs)[0]["total_ns"]
@@ -199,13 +233,29 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
         tok_s = batch * request.osl / (e2e * 1e-9)
     else:
         ttft, tpot = _continuous(model, hw, rows, request, rt, chunk_tokens, t_dec, per_replica, spec, e, knobs)
-        e2e = ttft + (request.osl - 1) * tpot
         tok_s = batch / (tpot * 1e-9)
+        if requests:
+            last = rows.with_batch(last_wave(requests, batch).astype(np.int64))
+            t_last, e_last = _decode_ns(model, hw, last, request, spec, rt, knobs)
+            _, tpot_last = _continuous(model, hw, last, request, rt, chunk_tokens, t_last,
+                                       np.ceil(last.batch / last.dp), spec, e_last, knobs)
+            tok_s, tpot = finite_run(tpot, tpot_last, requests, batch)
+        e2e = ttft + (request.osl - 1) * tpot
     pes = rows.pes.astype(float)
     mem, fits = _memory(model, hw, rows, request, rt, full, spec, knobs)
-    return {"ttft_ns": ttft, "tpot_ns": tpot, "e2e_ns": e2e, "tok_s": tok_s, "decode_ns": t_dec / e,
-            "tok_s_per_pe": tok_s / pes, "tok_s_per_user": 1e9 / tpot, "pes": pes,
-            "batch": batch, "mem_per_pe_bytes": mem, "fits": fits}
+    out = {"ttft_ns": ttft, "tpot_ns": tpot, "e2e_ns": e2e, "tok_s": tok_s, "decode_ns": t_dec / e,
+           "tok_s_per_pe": tok_s / pes, "tok_s_per_user": 1e9 / tpot, "pes": pes,
+           "batch": batch, "mem_per_pe_bytes": mem, "fits": fits}
+    if requests:
+        out["makespan_ns"] = requests * request.osl / tok_s * 1e9
+    return out
+
+
+def _decode_ns(model, hw, rows, request: Request, spec, rt, knobs):
+    """(decode step at the mean context, tokens per step E): the plain step, or the speculative one."""
+    if spec is None:
+        return _step(model, hw, rows, request.decode_mean(), rt, knobs)[0]["total_ns"], 1.0
+    return speculative.step_ns(model, hw, rows, request.decode_mean(), spec, rt)
 
 
 @dataclass(frozen=True)
@@ -267,6 +317,9 @@ class ServeResult(ServingMetrics):
     batching: str = ""
     request: Request | None = None
     speculation: Speculation | None = None
+    #: a finite run's requests (0: the steady state) and the time it takes to serve them all (s)
+    requests: int = 0
+    makespan_s: float = 0.0
 
     def to_dict(self) -> dict:
         out = super().to_dict()
@@ -276,10 +329,13 @@ class ServeResult(ServingMetrics):
 
 def serve(model: ModelSpec, hw: HardwareSpec, par: Parallelism, request: Request, batch: int = 1,
           runtime=None, batching: str = "continuous",
-          chunk_tokens: int = DEFAULT_CHUNK_TOKENS, speculation: Speculation | None = None) -> ServeResult:
+          chunk_tokens: int = DEFAULT_CHUNK_TOKENS, speculation: Speculation | None = None,
+          requests: int = 0) -> ServeResult:
     """TTFT, TPOT, end-to-end latency and throughput of ``par`` serving ``request`` with
     ``batch`` sequences in flight (over all DP replicas); see the module docstring.
-    ``speculation``: speculative decoding (``Speculation(method, k, alpha)``, docs/serving.md)."""
+    ``speculation``: speculative decoding (``Speculation(method, k, alpha)``, docs/serving.md).
+    ``requests`` = N > 0: an offline run of N requests submitted at once, ``batch`` at a time
+    (:func:`finite_run`): tokens/s and TPOT of the whole run, and its ``makespan_s``."""
     require(isinstance(batch, (int, np.integer)) and not isinstance(batch, bool) and 1 <= batch <= 1 << 20,
             f"batch must be an integer in 1..{1 << 20}, got {batch!r}")
     rt = get_runtime(runtime)
@@ -287,6 +343,8 @@ def serve(model: ModelSpec, hw: HardwareSpec, par: Parallelism, request: Request
     par.validate(model, hw, wl)
     configs = ParArrays.from_configs([par], wl).with_batch(batch)
     res = evaluate_serving(model, hw, configs, configs.batch, request, rt, batching, chunk_tokens,
-                           speculation)
+                           speculation, requests=requests)
+    makespan = float(res["makespan_ns"][0]) / 1e9 if requests else 0.0
     return ServeResult(**ServingMetrics.row(configs, res, 0), model=model.name, hardware=hw.name,
-                       runtime=rt.name, batching=batching, request=request, speculation=speculation)
+                       runtime=rt.name, batching=batching, request=request, speculation=speculation,
+                       requests=int(requests), makespan_s=makespan)

@@ -1,7 +1,8 @@
 """The fit's evaluator: every row's cost-model terms built once, re-combined per parameter set.
 
 A row is one or more *steps* (a static row: its prefill and its mean decode step; a continuous
-row: its decode step at the batch, a prompt chunk and a weights-only step). A step's terms come
+row: its decode step at the batch, a prompt chunk, a weights-only step and, for a finite run, the
+decode step of its last wave). A step's terms come
 from :func:`infersim.cost.prepare` on the uncalibrated preset; what the parameters change enters
 as follows, with the cost model's own functions:
 
@@ -29,6 +30,8 @@ from infersim.serving.model import (
     Request,
     chunk_workload,
     continuous_times_of,
+    finite_run,
+    last_wave,
     one_per_replica,
 )
 from infersim.specs.efficiency import KIND_OF, scaled_factor
@@ -121,10 +124,13 @@ class Harness:
             coef.append(1e-6 if latency else r.batch * r.osl * 1e9 / div)
             per.append(latency)
         self.st_coef, self.st_latency = np.array(coef, float), np.array(per, bool)
-        c = np.array(cont, np.int64).reshape(-1, 4)
+        c = np.array(cont, np.int64).reshape(-1, 5)
         self.ct_row, self.ct_steps = c[:, 0], c[:, 1:]
         self.ct_batch = np.array([self.row_batch[i] for i in self.ct_row], float)
-        self.ct_per = np.ceil(self.ct_batch / np.array([self.rows[i].dp for i in self.ct_row], float))
+        dp = np.array([self.rows[i].dp for i in self.ct_row], float)
+        self.ct_per = np.ceil(self.ct_batch / dp)
+        self.ct_requests = np.array([self.rows[i].requests for i in self.ct_row], float)
+        self.ct_per_last = np.ceil(last_wave(self.ct_requests, self.ct_batch) / dp)
         self.ct_new = np.array([Request(self.rows[i].isl, self.rows[i].osl).new_tokens for i in self.ct_row], float)
         self.ct_osl = np.array([self.rows[i].osl for i in self.ct_row], float)
         self.ct_metric = np.array([("tok_s_total", "tpot_ms", "ttft_ms").index(self.rows[i].metric)
@@ -188,6 +194,9 @@ class Harness:
             steps = [(self._add_step(row, rows, req.decode_mean()), 1.0),
                      (self._add_step(row, one, chunk_workload(req, DEFAULT_CHUNK_TOKENS)), 1.0),
                      (self._add_step(row, one, WEIGHTS_ONLY), 1.0)]
+            last = int(last_wave(row.requests, batch))      # a finite run's last wave
+            steps.append(steps[0] if last == batch else
+                         (self._add_step(row, rows.with_batch(np.array([last])), req.decode_mean()), 1.0))
         return None if any(s is None for s, _ in steps) else steps
 
     # ----- evaluating --------------------------------------------------------------------------
@@ -256,9 +265,12 @@ class Harness:
             total = np.bincount(self.st_row, lat[self.st_step] * self.st_n, minlength=len(self.rows))[self.static_rows]
             out[self.static_rows] = np.where(self.st_latency, self.st_coef * total, self.st_coef / total)
         if len(self.ct_row):
-            t_dec, t_chunk, t_w = (lat[self.ct_steps[:, j]] for j in range(3))
+            t_dec, t_chunk, t_w, t_last = (lat[self.ct_steps[:, j]] for j in range(4))
             ttft, tpot = continuous_times_of(t_dec, t_chunk, t_w, self.ct_new, self.ct_osl, self.ct_per,
                                              DEFAULT_CHUNK_TOKENS)
-            vals = np.stack([self.ct_batch / (tpot * 1e-9), tpot / 1e6, ttft / 1e6])
+            _, tpot_last = continuous_times_of(t_last, t_chunk, t_w, self.ct_new, self.ct_osl, self.ct_per_last,
+                                               DEFAULT_CHUNK_TOKENS)
+            tok_s, tpot = finite_run(tpot, tpot_last, self.ct_requests, self.ct_batch)
+            vals = np.stack([tok_s, tpot / 1e6, ttft / 1e6])
             out[self.ct_row] = vals[self.ct_metric, np.arange(len(self.ct_row))]
         return out

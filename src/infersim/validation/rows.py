@@ -15,6 +15,9 @@ runtime a parameter set gives (:func:`predict`):
   full-length sequences that fit (capped at :data:`BATCH_CAP`). Beyond the KV capacity requests
   queue and the deployment runs at its largest batch: TPOT and tokens/s saturate, while TTFT
   measures the queue, which the steady state does not have (those TTFT rows are shown, not scored).
+  A row whose source states its run's request count (``requests``: an offline benchmark submits
+  them all at once) is a finite run (:func:`infersim.serving.model.finite_run`): its last, partial
+  wave of requests decodes at a smaller batch.
 """
 from __future__ import annotations
 
@@ -70,6 +73,8 @@ class Measurement:
     batching: str = "static"         # or "continuous" (in-flight batching)
     #: context-parallel ranks (ring attention over the sequence; one TP group of tp PEs each)
     cp: int = 1
+    #: a continuous row's run: its N requests submitted at once (0: the steady state, or not stated)
+    requests: int = 0
     #: the model's shapes when ``model`` is not a preset (a user's config.json)
     spec: ModelSpec | None = field(default=None, compare=False, repr=False)
 
@@ -163,6 +168,7 @@ def predict(row: Measurement, hw, runtime, batch: int | None = None) -> float:
     wl = Workload("decode", s_kv=row.isl + row.osl, batch=batch)
     m = 1 if row.pp == 1 else min(row.pp, batch)
     configs = ParArrays.from_configs([row.par(microbatches=m)], wl)
-    res = evaluate_serving(row.model_spec, hw, configs, np.array([batch]), Request(row.isl, row.osl), runtime)
+    res = evaluate_serving(row.model_spec, hw, configs, np.array([batch]), Request(row.isl, row.osl), runtime,
+                           requests=row.requests)
     return float({"tok_s_total": res["tok_s"][0], "tpot_ms": res["tpot_ns"][0] / 1e6,
                   "ttft_ms": res["ttft_ns"][0] / 1e6}[row.metric])

@@ -24,7 +24,7 @@ from infersim.presets.model_presets import PRESETS
 from infersim.validation.data import published
 from infersim.validation.data.measurements import EXCLUDED_ROWS, ROWS
 from infersim.validation.data.measurements import SOURCES as STEP_SOURCES
-from infersim.validation.data.serving_measurements import SERVING_ROWS, SERVING_SOURCES
+from infersim.validation.data.serving_measurements import SERVING_ROWS, SERVING_SOURCES, run_requests
 from infersim.validation.fit import Fit, at_bound, fit, prior_params, rows_moved, stored_params
 from infersim.validation.harness import Harness
 from infersim.validation.rows import Measurement
@@ -38,7 +38,8 @@ NOT_EXPRESSED: list[tuple[str, str]] = [(f["source"], why) for f, why in _PUB_RO
 
 def _serving_row(r: tuple) -> Measurement:
     source, model, hw, dtypes, tp, pp, isl, osl, conc, metric, value = r
-    return Measurement(source, model, hw, dtypes, tp, conc, isl, osl, metric, value, pp=pp, batching="continuous")
+    return Measurement(source, model, hw, dtypes, tp, conc, isl, osl, metric, value, pp=pp, batching="continuous",
+                       requests=run_requests(source, isl, osl))
 
 
 MEASUREMENTS: list[Measurement] = ([Measurement(*r) for r in ROWS] + [_serving_row(r) for r in SERVING_ROWS]

@@ -5,7 +5,10 @@ commit), the engine and its version, the model as its HuggingFace id, the GPU, G
 counts, dtypes of weights and KV cache, the parallelism (tp, pp, ep, dp), how requests were
 batched (``static`` or ``continuous``), the batch or the client's concurrency (0: the benchmark's
 own maximum-throughput batch), input and output lengths, the metric and the value exactly as
-published (unit conversions only, said in ``note``).
+published (unit conversions only, said in ``note``). A continuous line whose run is a stated
+number of requests submitted at once (an offline benchmark: trtllm-bench's ``$num_requests``
+table, vLLM's ``--num-prompts``) carries it as ``requests``; the run's last, partial wave is part
+of the measurement (:func:`infersim.serving.model.finite_run`).
 
 :func:`load` maps each line onto infersim: the model onto the preset of the same architecture
 (a re-quantised or instruct checkpoint has its base model's shapes), the GPU and node count onto a
@@ -157,7 +160,7 @@ def load(presets: set[str], hardware: set[str]) -> tuple[dict[str, Source], list
                       dtypes=dtype_code(d) or "16", tp=int(d["tp"]),
                       batch=int(d["batch_or_concurrency"]), isl=int(d["isl"]), osl=int(d["osl"]), metric=metric,
                       value=value, pp=int(d.get("pp", 1)), ep=int(d.get("ep", 1)), dp=int(d.get("dp", 1)),
-                      batching=d["batching"], cp=int(d.get("cp", 1)))
+                      batching=d["batching"], cp=int(d.get("cp", 1)), requests=int(d.get("requests", 0)))
         key = tuple(sorted((k, v) for k, v in fields.items() if k != "value"))
         if not reason and key in seen:
             reason = "the same setup as another row of this source (the number restated, or an older release)"

@@ -31,6 +31,21 @@ SERVING_SOURCES: dict[str, Source] = {
         "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md", "trtllm", "used"),
 }
 
+#: trtllm-bench's requests per run by (isl, osl): the perf-overview page's ``$num_requests`` table
+#: ("30000 for 128/128 ..."; the same table in the v0.13 and v1.0 pages, v1.0 adding 1000/2000).
+#: All are queued at once, so a run's last wave is partial (``serving.model.finite_run``).
+TRTLLM_BENCH_REQUESTS = {(128, 128): 30000, (128, 2048): 3000, (128, 4096): 1500, (2048, 128): 3000,
+                         (2048, 2048): 1500, (5000, 500): 1500, (1000, 1000): 3000, (500, 2000): 3000,
+                         (20000, 2000): 1000, (1000, 2000): 1500}
+#: Sources of :data:`SERVING_ROWS` whose runs are trtllm-bench's request table.
+RUN_REQUESTS = {"trtllm_perf_overview_v0.13": TRTLLM_BENCH_REQUESTS, "trtllm_perf_overview_v1.0": TRTLLM_BENCH_REQUESTS}
+
+
+def run_requests(source: str, isl: int, osl: int) -> int:
+    """Requests in one run of a :data:`SERVING_ROWS` row (0: not stated, the steady state)."""
+    return RUN_REQUESTS.get(source, {}).get((isl, osl), 0)
+
+
 # (source, model, hardware, dtypes, tp, pp, isl, osl, concurrency, metric, value)
 SERVING_ROWS: list[tuple] = [
     ('trtllm_perf_overview_v0.13', 'Llama 3.1 8B', 'H200 x8', 'fp8', 1, 1, 128, 128, 0, 'tok_s_total', 28125.59),
