@@ -96,7 +96,9 @@ def test_llama70b_decode_128k_prefers_tp_cp_and_qoml(llama70b, generic_hw):
     # FFN sharded over TP+CP: pass-Q decode splits the batch over the CP ranks, so the FFN first
     # gathers the tokens that pass-KV decode holds on every rank; the ring variant alone decides
     # where the FFN stays inside TP
-    _check_ring_winner(res, winner="qoml", scope="TP")
+    # (with TP32 the per-call latency of pass-Q's extra collectives, the all-to-all of partial
+    # outputs, can cost more than pass-KV's gathers: 2 of ~600 pairs, by under 1%)
+    _check_ring_winner(res, winner="qoml", scope="TP", lose_by=0.01, lost=0.01)
 
 
 def test_llama70b_prefill_32k_prefers_pass_kv(llama70b, generic_hw):
@@ -105,7 +107,9 @@ def test_llama70b_prefill_32k_prefers_pass_kv(llama70b, generic_hw):
     _check_ring_winner(res, winner="kv")
 
 
-def _check_ring_winner(res, winner, scope=None):
+def _check_ring_winner(res, winner, scope=None, lose_by=0.0, lost=0.0):
+    """``winner`` is faster in every pair of configs that differ by the ring variant alone, or
+    (``lost`` > 0) in all but that share of pairs, none slower by more than ``lose_by``."""
     by_rest = {}
     for i in range(res.n_fitting):
         p = res.configs.config(i)
@@ -116,7 +120,9 @@ def _check_ring_winner(res, winner, scope=None):
         [f for f in Parallelism().to_dict() if f != "cp_ring_variant"], k))["microbatches"] == 1]
     assert len(pairs) > 50
     loser = "kv" if winner == "qoml" else "qoml"
-    assert all(v[winner] < v[loser] for v in pairs)
+    wins = [v[winner] < v[loser] for v in pairs]
+    assert sum(wins) >= (1.0 - lost) * len(pairs)
+    assert all(v[winner] < v[loser] * (1.0 + lose_by) for v in pairs)
 
 
 def test_objectives_rank_correctly(llama70b, generic_hw):

@@ -2,6 +2,7 @@
 collective algorithms and the runtime: the physics that decides which deployment wins."""
 import math
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -179,8 +180,7 @@ def test_bound_says_overhead_when_launches_dominate(llama8b):
 
 def test_eager_with_free_host_equals_graph_capture(llama8b):
     g = RUNTIMES["cuda-graphs"]
-    free = Runtime("free-host", g.kernel_gap_ns, 0.0, g.step_fixed_ns, False,
-                   launch_multiplier=g.launch_multiplier, host_overlap=g.host_overlap)
+    free = replace(g, name="free-host", graph_captured=False, launch="cpp", host_launch_ns=0.0)
     wl = Workload("decode", s_kv=2048, batch=4)
     a = simulate(llama8b, H100, Parallelism(tp=2), wl, runtime=free)
     b = simulate(llama8b, H100, Parallelism(tp=2), wl, runtime=g)

@@ -95,6 +95,8 @@ PARAMS: tuple[Param, ...] = (
     *(p for fam in FAMILIES for p in _family_params(fam)),
     _rt(ALL_PROFILES, "kernel_gap_ns", 300.0, 6000.0, name="gpu.kernel_gap_ns",
         why="idle device time between kernels: launch + the previous kernel's tail (shared by every profile)"),
+    _rt(ALL_PROFILES, "collective_ns", 0.0, 30_000.0, name="gpu.collective_ns",
+        why="collective library latency per call inside a node (launch, peers' handshake, rank skew)"),
     _rt(ALL_PROFILES, "net_collective_ns", 0.0, 200_000.0, name="gpu.net_collective_ns",
         why="NCCL's latency per collective call across nodes beyond the link hops (network proxy, protocol)"),
     _rt(("vllm",), "step_fixed_ns", 0.0, 3_000_000.0, why="vLLM's scheduler and input preparation per step"),

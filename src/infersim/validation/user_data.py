@@ -216,6 +216,9 @@ def _row(d: dict, where: str, model: tuple, hw_name: str, source: str) -> Measur
         raise InferSimError(f"{where}: tp, cp, pp, ep and dp must be at least 1")
     if batching == "static" and batch < 1:
         return "a static row needs its batch (batch_or_concurrency >= 1)"
+    requests = _int(d, "requests", 0, where)
+    if requests and batching != "continuous":
+        raise InferSimError(f"{where}: requests (a finite run of requests submitted at once) needs continuous batching")
     metric, value, why = _metric({**d, "batching": batching, "isl": isl, "osl": osl, "value": value})
     if why:
         return why
@@ -225,7 +228,8 @@ def _row(d: dict, where: str, model: tuple, hw_name: str, source: str) -> Measur
         return f"metric {metric} not predicted for {batching} rows (valid: {', '.join(ok)})"
     name, spec = model
     return Measurement(source, name, hw_name, _dtypes(d, where), ints["tp"], batch, isl, osl, metric, value,
-                       pp=ints["pp"], ep=ints["ep"], dp=ints["dp"], batching=batching, spec=spec, cp=ints["cp"])
+                       pp=ints["pp"], ep=ints["ep"], dp=ints["dp"], batching=batching, spec=spec, cp=ints["cp"],
+                       requests=requests)
 
 
 def _one(refs: set, what: str, where: str, flag: str) -> str | None:
