@@ -17,7 +17,16 @@ KNOWN_GAPS: tuple[str, ...] = (
     "NCCL's small-message all-reduce on 8 GPUs) serves every engine; it took the fitted kernel gap from 2.8 "
     "to 1.1 us (a graph replay's gap) and LOSO from 10.19% to 10.07%, but engines with fused one-shot "
     "all-reduces are slower than measured at batch 1 (InferenceX's DeepSeek-R1 on B200 with SGLang: 10.4% -> "
-    "17.6%, B200 rows 10.7% -> 14.2%); a latency per engine would need more multi-GPU sources per engine.",
+    "17.6%, B200 rows 10.7% -> 14.2%); a latency per engine would need more multi-GPU sources per engine "
+    "(split in two, engines' custom all-reduces and NCCL stacks, it fits 9.6 and 10.6 us: one value).",
+    "Continuous batching prices a prompt token at the increment of a one-sequence chunk over a one-token "
+    "decode step; for a MoE that increment streams the experts the chunk activates, as if each prompt read "
+    "them again. Pricing the mixed step at its operating point instead (the decode step of B sequences plus "
+    "the GEMMs of B + d tokens less those of B, plus the chunk's own attention) takes TensorRT-LLM's "
+    "Mixtral 8x7B TP1 128/128 rows from -66% to about 0, but LOSO from 10.07% to 11.3%: the MoE sources "
+    "served by vLLM and SGLang (Qwen3-235B, DeepSeek-R1) measure steps about twice as long as that "
+    "pricing, as the current one does. Not adopted; whatever the MoE steps of those engines spend is "
+    "not in the cost model yet.",
     "Multi-node: TP across 2 and 4 nodes and context parallelism across 2 to 16 nodes are scored (Meta's "
     "Llama 3 405B over 400 Gb/s RDMA: TP8 CPn, pass-KV prefill up to 1M tokens, decode; FasterTransformer's "
     "Megatron-530B over HDR InfiniBand); the one-shot all-reduce is a candidate on scale-up levels only, "
