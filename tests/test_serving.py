@@ -204,6 +204,24 @@ def test_cli_serve_json_and_csv(tmp_path, capsys):
     assert main(["serve", "--batching", "bursty"]) == 2
 
 
+def test_cli_serve_offline_run_of_the_answer(capsys):
+    """--requests without --rate: the answer's deployment serving N requests submitted at once."""
+    args = ["serve", "--model", "Llama 3.1 8B", "--hw", "H100-SXM x8", "--isl", "1024", "--osl", "512",
+            "--tpot-ms", "30", "--no-disagg", "--requests", "10000", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    b, run = doc["best"], doc["offline_run"]
+    assert doc["answer"][-1].startswith("offline run of 10,000 requests") and run["requests"] == 10000
+    assert run["batch"] == b["batch"] and run["tok_s"] <= b["tok_s"] * (1 + 1e-12)
+    assert run["makespan_s"] == pytest.approx(10000 * 512 / run["tok_s"])
+    assert main(args[:-3] + ["--requests", str(4 * b["batch"]), "--json"]) == 0       # whole waves
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["offline_run"]["tok_s"] == pytest.approx(b["tok_s"], rel=1e-12)
+    assert "whole waves: the steady state" in whole["answer"][-1]
+    assert main(args[:-1] + ["--batching", "static"]) == 2
+    assert "needs --batching continuous" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("module", ["infersim.serving.sla", "infersim.serving"])
 def test_either_serving_module_imports_first(module):
     """sla builds on serving and serving re-exports sla's search: no import cycle either way."""

@@ -28,7 +28,8 @@ def add_traffic_args(p, rate_required: bool = False) -> None:
     p.add_argument("--isl-dist", default="fixed", help="input lengths: fixed | uniform:low=A,high=B | lognormal:sigma=S")
     p.add_argument("--osl-dist", default="fixed", help="output lengths, as --isl-dist")
     p.add_argument("--requests", type=positive_int(10_000_000), default=None,
-                   help="requests to simulate (serve: default 2000; capacity: per replica)")
+                   help="requests to simulate (serve: default 2000; serve without --rate: an offline run "
+                        "of that many requests submitted at once on the answer; capacity: per replica)")
     p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=0)
     p.add_argument("--percentile", type=finite_float, default=99.0, help="latency percentile of the SLO")
     p.add_argument("--policy", default="decode-first", help=" | ".join(POLICIES))

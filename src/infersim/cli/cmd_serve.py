@@ -19,7 +19,7 @@ from infersim.cli.common import (
     write_csv,
 )
 from infersim.errors import require
-from infersim.serving.answer import answer_lines, traffic_lines
+from infersim.serving.answer import answer_lines, offline_line, traffic_lines
 
 
 def add_parser(sub) -> None:
@@ -92,15 +92,19 @@ def run(args) -> int:
                    disaggregated=not args.no_disagg, speculation=spec)
     launch = answer_commands(args.emit, r, model, runtime=args.runtime, chunk_tokens=args.chunk_tokens,
                              model_id=args.model_id, draft_id=args.draft_id) if args.emit else None
+    offline = _offline_run(args, model, hw, request, spec, r) if args.requests else None
     if args.csv:
         write_csv(args.csv, [{**p.par.to_dict(), **{k: v for k, v in p.to_dict().items() if k != "par"}}
                              for p in r.pareto])
     if args.json:
-        emit_json({"answer": answer_lines(r), **({"launch": {args.emit: launch}} if launch else {}),
-                   **r.to_dict()})
+        lines = answer_lines(r) + ([offline_line(offline, r.best.tok_s)] if offline else [])
+        emit_json({"answer": lines, **({"launch": {args.emit: launch}} if launch else {}),
+                   **({"offline_run": offline.to_dict()} if offline else {}), **r.to_dict()})
         return 0
     for i, line in enumerate(answer_lines(r)):
         console.print(line, style="bold" if i == 0 else None)
+    if offline:
+        console.print(offline_line(offline, r.best.tok_s))
     if launch:
         console.print(f"\nLaunch ({args.emit}):", style="bold")
         for line in launch:
@@ -117,6 +121,19 @@ def run(args) -> int:
     console.print(f"searched {r.n_evaluated:,} (parallelism, batch) pairs in {r.elapsed_s * 1e3:.0f} ms "
                   f"({r.batching} batching, {r.runtime} runtime)")
     return 0
+
+
+def _offline_run(args, model, hw, request, spec, r):
+    """``--requests N`` without ``--rate``: the answer's aggregated deployment serving N requests
+    submitted at once (``serve(..., requests=N)``), or None when nothing meets the SLA."""
+    from infersim.serving import serve
+
+    require(args.batching == "continuous", "--requests without --rate prices an offline run of that many "
+                                           "requests, which needs --batching continuous")
+    if r.best is None:
+        return None
+    return serve(model, hw, r.best.par, request, batch=r.best.batch, runtime=args.runtime,
+                 chunk_tokens=args.chunk_tokens, speculation=spec, requests=args.requests)
 
 
 def _deployment(args, model, hw, request):

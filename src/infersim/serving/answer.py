@@ -45,6 +45,19 @@ def answer_lines(r) -> list[str]:
     return lines
 
 
+def offline_line(run, steady_tok_s: float) -> str:
+    """One line for an offline run of ``run.requests`` requests submitted at once
+    (:func:`infersim.serving.model.serve` with ``requests``): how long they take, and what the
+    run's last, partial wave costs against the steady state."""
+    s = run.makespan_s
+    took = f"{s / 3600:.2f} h" if s >= 3600 else f"{s / 60:.1f} min" if s >= 60 else f"{s:.1f} s"
+    loss = run.tok_s / steady_tok_s - 1.0
+    why = ("whole waves: the steady state" if loss > -5e-4 else
+           f"{loss:+.1%} against the steady state: its last wave runs part-full")
+    return (f"offline run of {run.requests:,} requests submitted at once ({run.par.describe()} at "
+            f"{run.batch} concurrent sequences): {took}, {run.tok_s:,.0f} tok/s ({why})")
+
+
 def traffic_lines(r, saturation_rps: float | None = None, ttft_ms=None, tpot_ms=None, q: float = 99) -> list[str]:
     """The answer for a :class:`~infersim.serving.load.TrafficResult`: the deployment, the rate and
     the percentile latencies first, then what saturates it, goodput and preemptions."""
