@@ -19,6 +19,14 @@ KNOWN_GAPS: tuple[str, ...] = (
     "all-reduces are slower than measured at batch 1 (InferenceX's DeepSeek-R1 on B200 with SGLang: 10.4% -> "
     "17.6%, B200 rows 10.7% -> 14.2%); a latency per engine would need more multi-GPU sources per engine "
     "(split in two, engines' custom all-reduces and NCCL stacks, it fits 9.6 and 10.6 us: one value).",
+    "Tried on the robust fit and not adopted (LOSO from 10.07% unless stated): Blackwell's 8-bit weight "
+    "streaming allowed up to 0.93 of HBM (fits 0.82; LOSO 10.4% -> 10.7%, ten parameters at a bound); "
+    "H200's FP8 streaming maximum set to H100's fraction (0.46 -> 0.57: the 64 MB GEMM behind 0.46 "
+    "reaches about the same absolute bandwidth on both; 10.48%); DeepSeek's block-scaled FP8 weights "
+    "streaming at their own efficiency per family (10.07%, Blackwell's at its bound); TensorRT-LLM's "
+    "PyTorch backend (1.0+) as a profile of its own with fitted host costs (10.65%); trtllm-bench's "
+    "0.95 KV fraction for the sources that say they used it (10.19% -> 10.21%); attention kernels "
+    "hiding their shorter phase fully (10.08%).",
     "Continuous batching prices a prompt token at the increment of a one-sequence chunk over a one-token "
     "decode step; for a MoE that increment streams the experts the chunk activates, as if each prompt read "
     "them again. Pricing the mixed step at its operating point instead (the decode step of B sequences plus "
