@@ -105,6 +105,8 @@ def run(args) -> int:
         console.print(line, style="bold" if i == 0 else None)
     if offline:
         console.print(offline_line(offline, r.best.tok_s))
+    elif args.requests:
+        console.print(f"offline run of {args.requests:,} requests: not priced, no aggregated deployment meets the SLA")
     if launch:
         console.print(f"\nLaunch ({args.emit}):", style="bold")
         for line in launch:
