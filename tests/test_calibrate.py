@@ -144,6 +144,23 @@ def test_row_carries_context_parallelism(tmp_path):
         load_user_data(tmp_path / "bad.jsonl")
 
 
+def test_row_may_be_a_finite_run(tmp_path):
+    """A row of an offline run states its requests: one more than whole waves at the row's KV
+    capacity adds a part-full wave (fewer tokens/s than the steady state); a static row with
+    requests is a one-line error."""
+    row = {"model": "Llama 3.1 8B", "hw": "H100-SXM x8", "engine": "vllm", "batching": "continuous",
+           "batch_or_concurrency": 64, "isl": 1024, "osl": 256, "metric": "tok_s_total", "value": 5000.0}
+    lines = [{**row, "requests": 64 * 4 + 1}, {**row, "requests": 64 * 4}, row]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    ragged, whole, steady = load_user_data(tmp_path / "r.jsonl").rows
+    assert (ragged.requests, whole.requests, steady.requests) == (257, 256, 0)
+    assert predict(whole, HW, RT) == pytest.approx(predict(steady, HW, RT), rel=1e-12)
+    assert predict(ragged, HW, RT) < predict(whole, HW, RT)
+    (tmp_path / "bad.jsonl").write_text(json.dumps({**row, "batching": "static", "requests": 10}) + "\n")
+    with pytest.raises(InferSimError, match="needs continuous batching"):
+        load_user_data(tmp_path / "bad.jsonl")
+
+
 def test_row_may_keep_attention_in_16_bits(tmp_path):
     """An FFN-only fp8 checkpoint (attn_weights_dtype bf16) streams 2-byte attention weights; an
     unmodelled mix is a one-line error naming the valid one."""
