@@ -136,8 +136,7 @@ def finite_run(tpot_full, tpot_last, requests, batch):
     a step a seventh as long. N = 0 is the steady state (tok/s = B / TPOT(B)). Each argument a
     scalar or an array over rows."""
     n, b = np.asarray(requests, dtype=float), np.asarray(batch, dtype=float)
-    full = np.maximum(np.ceil(n / b) - 1.0, 0.0)
-    last = n - full * b
+    full, last = _waves(n, b)
     steady = n <= 0
     den = np.where(steady, 1.0, full * tpot_full + tpot_last)
     tok_s = np.where(steady, b / tpot_full, n / den) * 1e9
@@ -145,10 +144,16 @@ def finite_run(tpot_full, tpot_last, requests, batch):
     return tok_s, tpot
 
 
+def _waves(n: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(full waves k − 1, requests r = N − (k−1)·B in the last) of N requests at B at a time."""
+    full = np.maximum(np.ceil(n / b) - 1.0, 0.0)
+    return full, n - full * b
+
+
 def last_wave(requests, batch):
     """The size r of a finite run's last wave (N − (⌈N/B⌉ − 1)·B; B where N ≤ 0)."""
     n, b = np.asarray(requests, dtype=float), np.asarray(batch, dtype=float)
-    return np.where(n > 0, n - np.maximum(np.ceil(n / b) - 1.0, 0.0) * b, b)
+    return np.where(n > 0, _waves(n, b)[1], b)
 
 
 def one_per_replica(rows: ParArrays) -> ParArrays:
@@ -156,8 +161,11 @@ def one_per_replica(rows: ParArrays) -> ParArrays:
     return replace(rows.with_batch(rows.dp), microbatches=np.ones(len(rows), dtype=np.int64))
 
 
-def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_replica,
-                spec: Speculation | None = None, e: float = 1.0, knobs: dict | None = None):
+def _prompt_steps(model, hw, rows, request, runtime, chunk_tokens, spec: Speculation | None = None,
+                  knobs: dict | None = None):
+    """(t_chunk, t_w): a prompt chunk and a weights-only step of one sequence per replica, the
+    two steps whose difference prices a prompt token in continuous batching (they depend on the
+    configs' replicas, not on their batch)."""
     one = one_per_replica(rows)
     chunk_wl = chunk_workload(request, chunk_tokens)
     t_chunk = _step(model, hw, one, chunk_wl, runtime, knobs)[0]["total_ns"]
@@ -165,7 +173,7 @@ def _continuous(model, hw, rows, request, runtime, chunk_tokens, t_dec, per_repl
     if spec is not None and spec.k:     # the drafter prefills every prompt too
         t_chunk = t_chunk + speculative.draft_ns(model, hw, one, chunk_wl, spec, runtime)
         t_w = t_w + speculative.draft_ns(model, hw, one, WEIGHTS_ONLY, spec, runtime)
-    return continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens, e)
+    return t_chunk, t_w
 
 
 def _speculation(spec) -> Speculation | None:
@@ -233,13 +241,14 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
         e2e = ttft + (request.osl - 1) * tpot
         tok_s = batch * request.osl / (e2e * 1e-9)
     else:
-        ttft, tpot = _continuous(model, hw, rows, request, rt, chunk_tokens, t_dec, per_replica, spec, e, knobs)
+        t_chunk, t_w = _prompt_steps(model, hw, rows, request, rt, chunk_tokens, spec, knobs)
+        ttft, tpot = continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens, e)
         tok_s = batch / (tpot * 1e-9)
-        if requests:
+        if requests:        # the last wave's decode step; its prompts cost what the others' do
             last = rows.with_batch(last_wave(requests, batch).astype(np.int64))
             t_last, e_last = _decode_ns(model, hw, last, request, spec, rt, knobs)
-            _, tpot_last = _continuous(model, hw, last, request, rt, chunk_tokens, t_last,
-                                       np.ceil(last.batch / last.dp), spec, e_last, knobs)
+            _, tpot_last = continuous_times(t_last, t_chunk, t_w, request, np.ceil(last.batch / last.dp),
+                                            chunk_tokens, e_last)
             tok_s, tpot = finite_run(tpot, tpot_last, requests, batch)
         e2e = ttft + (request.osl - 1) * tpot
     pes = rows.pes.astype(float)
