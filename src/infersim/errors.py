@@ -22,10 +22,12 @@ def warn(message: str, stacklevel: int = 3) -> None:
     warnings.warn(message, InferSimWarning, stacklevel=stacklevel)
 
 
-def require(cond: bool, message: str) -> None:
-    """Raise :class:`InferSimError` with ``message`` unless ``cond`` holds."""
+def require(cond: bool, message) -> None:
+    """Raise :class:`InferSimError` with ``message`` unless ``cond`` holds. ``message`` may be a
+    callable returning it, for a message that is costly to format (a spec's ``__post_init__``
+    runs for every candidate of a sweep: only a failing check should pay for its text)."""
     if not cond:
-        raise InferSimError(message)
+        raise InferSimError(message() if callable(message) else message)
 
 
 def choice(name: str, value, valid) -> None:
@@ -63,9 +65,9 @@ def check_name(kind: str, value) -> None:
     """A spec's display name: a non-empty string of printable characters, at most
     :data:`MAX_NAME_CHARS` long (loaders clean file names with :func:`printable` first)."""
     require(isinstance(value, str) and bool(value.strip()),
-            f"{kind} name must be a non-empty string, got {short_repr(value)}")
-    require(not _CONTROL.search(value), f"{kind} name must not contain control characters, "
-                                        f"got {short_repr(value)}")
+            lambda: f"{kind} name must be a non-empty string, got {short_repr(value)}")
+    require(not _CONTROL.search(value), lambda: f"{kind} name must not contain control characters, "
+                                                f"got {short_repr(value)}")
     require(len(value) <= MAX_NAME_CHARS, f"{kind} name is longer than {MAX_NAME_CHARS} characters")
 
 

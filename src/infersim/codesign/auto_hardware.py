@@ -242,7 +242,7 @@ def _run_local(ctx, axes, n, progress) -> list[SliceResult]:
     return [search_range(ctx, axes, 0, n, step if progress else None)]
 
 
-def _width(executor) -> int:
+def executor_width(executor) -> int:
     """Default slices for an executor: one per worker thread when it says how many (a Dask
     ``Client.nthreads()``, a ``concurrent.futures`` pool's ``_max_workers``), else 8. Fewer,
     larger slices pay the per-task overhead and the shortlist costs fewest times."""
@@ -339,7 +339,7 @@ def joint_explore(model: ModelSpec, s_kv: int = 131072, mode: str = "decode", de
     elif executor is None:
         parts = _run_local(ctx, axes, n, progress)
     else:
-        parts = _run_executor(ctx, axes, n, executor, n_slices or _width(executor), progress)
+        parts = _run_executor(ctx, axes, n, executor, n_slices or executor_width(executor), progress)
     total_joint = sum(r.n_fit for r in parts)
     if depth != "two_stage":
         n_evals = sum(r.n_costed for r in parts)

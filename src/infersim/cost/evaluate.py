@@ -24,6 +24,8 @@ pair or triple (a balanced co-design grid of 64 candidates has 4 and 8) and gath
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from infersim.cost.collectives import LinkTerms
@@ -104,9 +106,12 @@ def phase_times(op, peak_per_ns, bw, rt: Runtime):
 TILE_ELEMS = 1 << 17
 
 
+@lru_cache(maxsize=256)
 def _quality(klasses: tuple[str, ...], rt: Runtime) -> tuple[np.ndarray, np.ndarray]:
-    """(compute, memory) kernel-quality columns, (ops, 1) each, of operators of ``klasses``."""
+    """(compute, memory) kernel-quality columns, (ops, 1) each, of operators of ``klasses``
+    (cached: read-only)."""
     q = np.array([kernel_quality(k, rt) for k in klasses], dtype=float).reshape(len(klasses), 2)
+    q.setflags(write=False)
     return q[:, :1], q[:, 1:]
 
 
@@ -265,8 +270,9 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
     ``(H, N)`` results; scalar knobs give ``(N,)``."""
     hw, rt = terms.hw, get_runtime(runtime)
     k = knob_values(hw, knobs)
-    batched = any(np.ndim(k[x]) > 0 for x in KNOBS)
-    H = max(int(np.size(k[x])) for x in KNOBS)
+    sizes = [1 if isinstance(k[x], float) else int(np.size(k[x])) for x in KNOBS]   # hw.knobs() are floats
+    batched = not all(isinstance(k[x], float) for x in KNOBS) and any(np.ndim(k[x]) > 0 for x in KNOBS)
+    H = max(sizes)
     vec = lambda x: np.broadcast_to(np.ravel(np.asarray(k[x], dtype=float)), (H,))  # noqa: E731
     if batched:
         roof, ia = _unique_rows(vec("peak_tflops_f16"), vec("bw_hbm_gbs"))
@@ -316,4 +322,7 @@ def bound_of(result: dict) -> np.ndarray:
     """'compute', 'memory', 'comm' or 'overhead': which share of the step dominates each config
     (overhead = kernel gaps + exposed host launches + the fixed per-step cost)."""
     shares = [sum(result[c] for c in comps) for comps in BOUND_GROUPS.values()]
-    return np.array(list(BOUND_GROUPS))[np.argmax(np.stack(np.broadcast_arrays(*shares)), axis=0)]
+    return _BOUND_NAMES[np.argmax(np.stack(np.broadcast_arrays(*shares)), axis=0)]
+
+
+_BOUND_NAMES = np.array(list(BOUND_GROUPS))

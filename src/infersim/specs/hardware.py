@@ -143,21 +143,21 @@ class HardwareSpec:
         for f in ("source", "family"):
             v = getattr(self, f)
             require(isinstance(v, str) and not _CONTROL.search(v) and len(v) <= 10_000,
-                    f"{f} must be a string of printable characters, got {short_repr(v)}")
+                    lambda: f"{f} must be a string of printable characters, got {short_repr(v)}")
         for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
                           "fp8_speedup", "int8_speedup", "fp4_speedup", "int4_speedup", "fp32_acc_rate",
                           "link_eff", "link_eff_intersip"):
             value = getattr(self, f)
-            require(_is_finite_real(value), f"{f} must be a finite number, got {short_repr(value)}")
+            require(_is_finite_real(value), lambda: f"{f} must be a finite number, got {short_repr(value)}")
             positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
             lo, hi = _RANGE.get(f[:5], _RANGE["knob"])
             require(value == 0 or lo <= value <= hi,
-                    f"{f} must be in {lo:g}..{hi:g}, got {short_repr(value)} (outside any real or "
+                    lambda: f"{f} must be in {lo:g}..{hi:g}, got {short_repr(value)} (outside any real or "
                     "hypothetical part: products with it overflow or underflow)")
         for f in ("pes_per_cube", "cubes_per_sip", "n_sips"):
             value = getattr(self, f)
             require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_PES,
-                    f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
+                    lambda: f"{f} must be an integer in 1..{MAX_PES:,}, got {short_repr(value)}")
         require(self.n_pes <= MAX_PES, f"the system has {self.n_pes:,} PEs; at most {MAX_PES:,} are supported")
         for f in ("link_eff", "link_eff_intersip"):
             require(0 < getattr(self, f) <= 1, f"{f} must be in (0, 1], got {getattr(self, f)}")
@@ -165,18 +165,20 @@ class HardwareSpec:
                                          f"of the fp16-accumulate peak: 0.5 on GeForce parts), got {self.fp32_acc_rate}")
         for f in ("unified_mem_gb", "bw_unified_gbs"):
             v = getattr(self, f)
-            require(_is_finite_real(v) and 0 <= v <= 1e7, f"{f} must be a number in [0, 1e7], got {short_repr(v)}")
+            require(_is_finite_real(v) and 0 <= v <= 1e7,
+                    lambda: f"{f} must be a number in [0, 1e7], got {short_repr(v)}")
         require(self.unified_mem_gb == 0 or self.bw_unified_gbs > 0,
                 "unified_mem_gb needs bw_unified_gbs: say how fast the PE reaches that memory")
         require(_is_finite_real(self.ridge_overlap) and 0 <= self.ridge_overlap <= 1,
-                f"ridge_overlap must be a fraction in [0, 1], got {short_repr(self.ridge_overlap)}")
+                lambda: f"ridge_overlap must be a fraction in [0, 1], got {short_repr(self.ridge_overlap)}")
         for f in ("tdp_w", "power_cap_w"):
             v = getattr(self, f)
-            require(_is_finite_real(v) and 0 <= v <= 1e5, f"{f} must be watts in [0, 100000], got {short_repr(v)}")
+            require(_is_finite_real(v) and 0 <= v <= 1e5,
+                    lambda: f"{f} must be watts in [0, 100000], got {short_repr(v)}")
         require(self.power_cap_w == 0 or self.tdp_w > 0,
                 "power_cap_w needs tdp_w: the cap lowers the clocks relative to the board power they are rated at")
         require(isinstance(self.family, str) and self.family in ("",) + FAMILIES,
-                f"unknown family {short_repr(self.family)}; valid: {', '.join(FAMILIES)} (or \"\" for none)")
+                lambda: f"unknown family {short_repr(self.family)}; valid: {', '.join(FAMILIES)} (or \"\" for none)")
         for tname in EFF_TABLES:
             _check_eff_table(tname, getattr(self, tname))
 
@@ -355,7 +357,7 @@ def _check_eff_table(name: str, table) -> None:
     """An efficiency table is a tuple of (size, efficiency) tuples (hashable: the log tables are
     cached on it), sizes positive and strictly increasing, efficiencies in (0, 1]."""
     pairs = isinstance(table, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in table)
-    require(pairs, f"{name} must be a tuple of (size, efficiency) pairs, got {short_repr(table)}")
+    require(pairs, lambda: f"{name} must be a tuple of (size, efficiency) pairs, got {short_repr(table)}")
     require(len(table) >= 1 or name not in ("compute_eff", "memory_eff"), f"{name} table must not be empty")
     bad = [v for p in table for v in p if not _is_finite_real(v)]
     if bad:

@@ -138,9 +138,10 @@ class ModelSpec:
         for f, hi in LIMITS.items():
             value = getattr(self, f)
             require(isinstance(value, (int, np.integer)) and not isinstance(value, bool),
-                    f"{f} must be an integer, got {short_repr(value)}")
+                    lambda: f"{f} must be an integer, got {short_repr(value)}")
             lo = 1 if f in _REQUIRED else 0
-            require(lo <= value <= hi, f"{f} must be {'> 0' if lo else '>= 0'} and <= {hi:,}, got {short_repr(value)}")
+            require(lo <= value <= hi,
+                    lambda: f"{f} must be {'> 0' if lo else '>= 0'} and <= {hi:,}, got {short_repr(value)}")
         require(self.n_heads % self.n_kv_heads == 0,
                 f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({self.n_kv_heads})")
         if self.kv_lora_rank:
@@ -150,7 +151,8 @@ class ModelSpec:
 
     def _check_flags_and_dtypes(self) -> None:
         for f in ("gated_ffn", "tied_embeddings", "qkv_bias", "dense_bias", "attn_sinks", "fp8_context_attention"):
-            require(isinstance(getattr(self, f), bool), f"{f} must be true or false, got {short_repr(getattr(self, f))}")
+            require(isinstance(getattr(self, f), bool),
+                    lambda: f"{f} must be true or false, got {short_repr(getattr(self, f))}")
         choice("norm", self.norm, ("rmsnorm", "layernorm"))
         choice("weight dtype", self.weight_dtype, WEIGHT_DTYPES)
         choice("activation dtype", self.act_dtype, ACT_DTYPES)

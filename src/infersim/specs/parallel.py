@@ -83,11 +83,11 @@ class Parallelism:
         if self.microbatches is not None:
             m = self.microbatches
             require(isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1,
-                    f"microbatches must be an integer >= 1, got {short_repr(m)}")
+                    lambda: f"microbatches must be an integer >= 1, got {short_repr(m)}")
         for f in ("tp", "pp", "dp", "cp", "ep"):
             v = getattr(self, f)
             require(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1,
-                    f"{f} must be an integer >= 1, got {short_repr(v)}")
+                    lambda: f"{f} must be an integer >= 1, got {short_repr(v)}")
         choice("kv_shard_mode", self.kv_shard_mode, KV_SHARD_MODES)
         choice("ffn_shard_scope", self.ffn_shard_scope, FFN_SHARD_SCOPES)
         choice("tp_placement", self.tp_placement, TP_PLACEMENTS)
@@ -117,6 +117,8 @@ class Parallelism:
 
     def resolved(self, workload) -> "Parallelism":
         """This config with the ring variant and micro-batch count made explicit."""
+        if self.cp_ring_variant is not None and self.microbatches is not None:
+            return self                 # already explicit (frozen: sharing it is safe)
         return replace(self, cp_ring_variant=self.cp_ring_variant or default_ring_variant(workload.mode),
                        microbatches=self.resolved_microbatches(workload))
 

@@ -122,13 +122,14 @@ class Runtime:
 
     def __post_init__(self) -> None:
         require(isinstance(self.name, str) and bool(self.name),
-                f"runtime name must be a non-empty string, got {short_repr(self.name)}")
+                lambda: f"runtime name must be a non-empty string, got {short_repr(self.name)}")
         require(isinstance(self.fp8_context_fmha, bool),
-                f"fp8_context_fmha must be true or false, got {short_repr(self.fp8_context_fmha)}")
+                lambda: f"fp8_context_fmha must be true or false, got {short_repr(self.fp8_context_fmha)}")
         require(isinstance(self.graph_captured, bool),
-                f"graph_captured must be true or false, got {short_repr(self.graph_captured)}")
+                lambda: f"graph_captured must be true or false, got {short_repr(self.graph_captured)}")
         launch = self.launch or ("graph" if self.graph_captured else "cpp")
-        require(launch in LAUNCH_PATHS, f"launch must be one of {', '.join(LAUNCH_PATHS)}, got {short_repr(launch)}")
+        require(launch in LAUNCH_PATHS,
+                lambda: f"launch must be one of {', '.join(LAUNCH_PATHS)}, got {short_repr(launch)}")
         require((launch == "graph") == self.graph_captured,
                 f"launch {launch!r} contradicts graph_captured={self.graph_captured}: a graph-captured "
                 "runtime launches on the 'graph' path, any other on 'cpp' or 'python'")
@@ -136,8 +137,8 @@ class Runtime:
         for f, (lo, hi) in BOUNDS.items():
             check_number(f, getattr(self, f), lo, hi)
         require(self.mem_basis in ("total", "free"),
-                f"mem_basis must be 'total' or 'free', got {short_repr(self.mem_basis)}")
-        require(isinstance(self.source, str), f"source must be a string, got {short_repr(self.source)}")
+                lambda: f"mem_basis must be 'total' or 'free', got {short_repr(self.mem_basis)}")
+        require(isinstance(self.source, str), lambda: f"source must be a string, got {short_repr(self.source)}")
 
     def usable_bytes(self, pe_hbm_gb):
         """HBM bytes per PE for weights, KV cache and workspace on the ``total`` basis:
@@ -180,7 +181,7 @@ class Runtime:
 def check_number(name: str, v, lo: float, hi: float, where: str = "") -> None:
     unit = " ns" if name.endswith("_ns") else ""
     ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and lo <= v <= hi
-    require(ok, f"{name} must be a number in [{lo:g}, {hi:g}]{unit}{where}, got {short_repr(v)}")
+    require(ok, lambda: f"{name} must be a number in [{lo:g}, {hi:g}]{unit}{where}, got {short_repr(v)}")
 
 
 def runtime_fields() -> list[str]:

@@ -35,16 +35,16 @@ class Workload:
         for f in ("s_kv", "batch"):
             v = getattr(self, f)
             require(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_TOKENS,
-                    f"{f} must be an integer in 1..{MAX_TOKENS}, got {short_repr(v)}")
+                    lambda: f"{f} must be an integer in 1..{MAX_TOKENS}, got {short_repr(v)}")
         if self.mode == "decode":
             require(self.s_q is None or (isinstance(self.s_q, int) and not isinstance(self.s_q, bool)
                                          and 1 <= self.s_q <= MAX_VERIFY_TOKENS),
-                    f"decode s_q (query tokens per sequence: 1, or k+1 for a speculative verify step) "
+                    lambda: f"decode s_q (query tokens per sequence: 1, or k+1 for a speculative verify step) "
                     f"must be an integer in 1..{MAX_VERIFY_TOKENS}, got {short_repr(self.s_q)}")
         else:
             sq = self.s_kv if self.s_q is None else self.s_q
             require(isinstance(sq, int) and 1 <= sq <= self.s_kv,
-                    f"prefill s_q must be an integer in 1..s_kv ({self.s_kv}), got {short_repr(self.s_q)}")
+                    lambda: f"prefill s_q must be an integer in 1..s_kv ({self.s_kv}), got {short_repr(self.s_q)}")
 
     @property
     def is_prefill(self) -> bool:
