@@ -6,13 +6,14 @@ spans) enters. All arrays have shape ``(N,)`` (one value per config) or ``(3, N)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from infersim.cost.collectives import Levels
 from infersim.specs.hardware import Topology
 from infersim.specs.model import DTYPE_BYTES, ModelSpec
-from infersim.specs.parallel import ParArrays, group_levels, mesh_strides
+from infersim.specs.parallel import FIELDS, ParArrays, group_levels, mesh_strides
 from infersim.specs.workload import Workload
 
 
@@ -93,6 +94,31 @@ class Geometry:
         return np.ones(self.n)
 
 
+def _group_levels(par: ParArrays, seq_split: np.ndarray, ppc: int, pps: int) -> np.ndarray:
+    """Every group's (TP, CP, PP, KV-sequence split, DP) members per link level in one call:
+    (3 levels, 5 groups, N), floats."""
+    strides = mesh_strides(par)
+    return group_levels(np.stack([strides["tp"], strides["cp"], strides["pp"], strides["tp"], strides["dp"]]),
+                        np.stack([par.tp, par.cp, par.pp, seq_split, par.dp]), ppc, pps).astype(float)
+
+
+@lru_cache(maxsize=4096)
+def _one_config_levels(key: tuple, ppc: int, pps: int) -> np.ndarray:
+    par = ParArrays(**{f: np.array([v], dtype=np.int64) for f, v in zip(FIELDS, key[:-1])})
+    lv = _group_levels(par, np.array([key[-1]], dtype=np.int64), ppc, pps)
+    lv.setflags(write=False)
+    return lv
+
+
+def _levels(par: ParArrays, seq_split: np.ndarray, ppc: int, pps: int) -> np.ndarray:
+    """:func:`_group_levels`; one config's (a ``simulate()`` call's) from a cache keyed by its
+    fields: they depend on the parallelism and the topology only, not on the workload."""
+    if len(par) == 1:
+        key = tuple(int(getattr(par, f)[0]) for f in FIELDS) + (int(seq_split[0]),)
+        return _one_config_levels(key, ppc, pps)
+    return _group_levels(par, seq_split, ppc, pps)
+
+
 def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> Geometry:
     """Shares and levels of ``par`` on ``topo`` for ``wl`` (see ``parallel.py`` for the knobs)."""
     f64 = lambda a: np.asarray(a, dtype=np.float64)  # noqa: E731
@@ -126,12 +152,7 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     kvh_pe = np.where(seq, attn.nkv, np.maximum(attn.nkv / tp, 1.0))
     qh_pe = np.where(seq, nq, np.where(hybrid, nq / kvg, nq / tp))
 
-    ppc, pps = topo.pes_per_cube, topo.pes_per_sip
-    strides = mesh_strides(par)
-    # every group's levels in one call: (3, group, N)
-    lv = group_levels(np.stack([strides["tp"], strides["cp"], strides["pp"], strides["tp"], strides["dp"]]),
-                      np.stack([par.tp, par.cp, par.pp, seq_split.astype(np.int64), par.dp]),
-                      ppc, pps).astype(float)
+    lv = _levels(par, seq_split.astype(np.int64), topo.pes_per_cube, topo.pes_per_sip)
     lv_tp, lv_cp = lv[:, 0], lv[:, 1]
     lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
     lv_rep = np.where(q_split[None, :], lv_tp, lv_tpcp)
