@@ -135,7 +135,8 @@ def test_dense_fp8_with_attention_excluded_keeps_attention_in_16_bits():
     attn, ffn = m.n_layers * m.attn_params_per_layer(), m.n_layers * m.dense_ffn_params()
     parts = m.bytes_breakdown()
     assert parts["attention"] == 2 * attn and parts["ffn"] == ffn
-    assert m.weight_bytes() == (m.param_count() - attn) * 1 + attn * 2
+    head = m.embedding_params() + m.lm_head_params()          # the embedding and LM head stay 16-bit
+    assert m.weight_bytes() == (m.param_count() - attn - head) * 1 + attn * 2 + head * 2
     assert m.with_dtypes(weight="bf16").attn_weight_dtype == ""          # a new weight dtype sets all
 
 

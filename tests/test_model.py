@@ -67,8 +67,12 @@ def test_unknown_preset_names_choices():
 
 def test_dtype_validation_and_bytes():
     m = PRESETS["Llama 3.1 8B"].model
-    assert m.with_dtypes(weight="fp8").weight_bytes() == pytest.approx(m.weight_bytes() / 2)
+    # fp8 halves every weight but the embedding and LM head, which quantised checkpoints keep 16-bit
+    head = m.embedding_params() + m.lm_head_params()
+    assert m.with_dtypes(weight="fp8").weight_bytes() == pytest.approx((m.weight_bytes() - 2 * head) / 2 + 2 * head)
+    assert m.with_dtypes(weight="fp8", head="fp8").weight_bytes() == pytest.approx(m.weight_bytes() / 2)
     # int4 is group-quantized: 4 bits + a 16-bit scale and zero point per 128 values
-    assert m.with_dtypes(weight="int4").weight_bytes() == pytest.approx(m.weight_bytes() * (0.5 + 4 / 128) / 2)
+    assert m.with_dtypes(weight="int4", head="int4").weight_bytes() == pytest.approx(
+        m.weight_bytes() * (0.5 + 4 / 128) / 2)
     with pytest.raises(InferSimError, match="valid choices"):
         m.with_dtypes(weight="fp7")

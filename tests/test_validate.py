@@ -31,6 +31,17 @@ def test_rows_are_sourced_and_exclusions_explained():
     assert len({r.id for r in MEASUREMENTS}) == len(MEASUREMENTS)        # no row twice
 
 
+def test_rows_carry_their_quantisers_head_dtype():
+    """gpt-fast quantises every Linear (its int8 rows stream an int8 LM head); ModelOpt-built
+    TensorRT-LLM fp8 engines keep it bf16; llama.cpp's Q4_0 files carry a Q6_K output (int8 here)."""
+    def heads(source, dtypes):
+        return {r.model_spec.head_dtype for r in MEASUREMENTS if r.source == source and r.dtypes == dtypes}
+    assert heads("gptfast_readme", "int8wo") == {"int8"}
+    assert heads("gptfast_readme", "16") == {"bf16"}
+    assert heads("trtllm_perf_overview_v0.17", "fp8") == {"bf16"}
+    assert heads("llamacpp_pr4766_rtx4090_llamabench", "int4wo") == {"int8"}
+
+
 def test_harness_equals_the_public_api_at_random_parameters():
     """The fit's re-combination of cached terms is the cost model itself, row by row (every
     context-parallel row included: their exposed ring is decomposed too, not priced slowly; and

@@ -33,8 +33,8 @@ def require(cond: bool, message) -> None:
 def choice(name: str, value, valid) -> None:
     """Reject ``value`` unless it is one of ``valid``, naming the valid choices."""
     if value not in valid:
-        raise InferSimError(
-            f"unknown {name} {value!r}; valid choices: {', '.join(map(str, valid))}")
+        shown = ", ".join('"" (default)' if v == "" else str(v) for v in valid)
+        raise InferSimError(f"unknown {name} {value!r}; valid choices: {shown}")
 
 
 def positive(name: str, value, *, allow_zero: bool = False) -> None:

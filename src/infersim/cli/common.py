@@ -126,6 +126,8 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                                           "int4 (AWQ/GPTQ group 128), mxfp4, fp4 (NVFP4)")
     p.add_argument("--kv-dtype", help="override the KV-cache dtype")
     p.add_argument("--act-dtype", help="override the activation dtype")
+    p.add_argument("--head-dtype", help="the embedding's and LM head's dtype (default: 16-bit beside quantised "
+                                        "weights, as checkpoints ship them; gpt-fast/torchao quantise it too)")
 
 
 def add_workload_args(p: argparse.ArgumentParser) -> None:
@@ -172,8 +174,9 @@ def load_model(args) -> ModelSpec:
         model = model_from_hf_config(args.config)
     else:
         model = get_model(DEFAULT_MODEL if args.model is None else args.model)   # '' is an error, not the default
-    if (args.weight_dtype, args.kv_dtype, args.act_dtype) != (None, None, None):
-        model = model.with_dtypes(args.weight_dtype, args.act_dtype, args.kv_dtype)
+    head = getattr(args, "head_dtype", None)
+    if (args.weight_dtype, args.kv_dtype, args.act_dtype, head) != (None, None, None, None):
+        model = model.with_dtypes(args.weight_dtype, args.act_dtype, args.kv_dtype, head=head)
     return model
 
 

@@ -96,12 +96,15 @@ class Block:
                               np.maximum(problems, 1.0)))
 
     def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
-             experts: bool = False, problems=1.0, attn: bool = False) -> None:
+             experts: bool = False, problems=1.0, attn: bool = False, head: bool = False) -> None:
         """A weight GEMM of ``model``: computes in its GEMM dtype, streams its weight dtype
         (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4; ``attn``: the attention
-        projections', e.g. bf16 in an FFN-only fp8 checkpoint). ``problems``: a grouped GEMM of
-        that many independent GEMMs (experts), each as efficient as its own size."""
-        if experts:
+        projections', e.g. bf16 in an FFN-only fp8 checkpoint; ``head``: the LM head's, 16-bit in
+        quantised checkpoints). ``problems``: a grouped GEMM of that many independent GEMMs
+        (experts), each as efficient as its own size."""
+        if head:
+            self.op(name, flops, nbytes, mult, kernels, kind, model.head_gemm_dtype, model.head_dtype)
+        elif experts:
             self.op(name, flops, nbytes, mult, kernels, kind, model.expert_gemm_dtype, model.expert_dtype,
                     problems=problems)
         elif attn:

@@ -122,6 +122,12 @@ class ModelSpec:
     #: the attention projections' dtype ("" = ``weight_dtype``): Meta's Llama 3.1 405B FP8 quantises
     #: the FFN only (row-wise fp8, FBGEMM) and keeps attention in bf16 (its ``modules_to_not_convert``)
     attn_weight_dtype: str = ""
+    #: the embedding's and the LM head's dtype ("" = 16-bit where ``weight_dtype`` is narrower):
+    #: quantised checkpoints keep them unquantised (ModelOpt FP8/NVFP4 and compressed-tensors list
+    #: ``lm_head`` among their exclusions, AutoAWQ, AutoGPTQ, bitsandbytes and vLLM's dynamic fp8
+    #: skip it), which for Llama 3.1 8B in fp8 is 2.1 of its 9.1 GB; gpt-fast's and torchao's
+    #: weight-only quantisers convert every ``nn.Linear``, the LM head included (set the weight dtype)
+    head_weight_dtype: str = ""
     #: Prompt (context) attention computes in fp8: the serving stack quantises Q, K, V to fp8 and
     #: runs an fp8 flash attention (TensorRT-LLM's ``use_fp8_context_fmha``). Set from the
     #: runtime (:meth:`infersim.specs.runtime.Runtime.model_for`), only with an fp8 KV cache.
@@ -160,6 +166,7 @@ class ModelSpec:
         choice("collective dtype", self.comm_dtype, COMM_DTYPES)
         choice("expert weight dtype", self.expert_weight_dtype, ("",) + WEIGHT_DTYPES)
         choice("attention weight dtype", self.attn_weight_dtype, ("",) + WEIGHT_DTYPES)
+        choice("embedding and LM head dtype", self.head_weight_dtype, ("",) + WEIGHT_DTYPES)
 
     def _check_moe(self) -> None:
         if self.n_experts:
@@ -392,17 +399,29 @@ class ModelSpec:
         return self.expert_weight_dtype or self.weight_dtype
 
     @property
+    def head_dtype(self) -> str:
+        """The embedding's and LM head's dtype: ``head_weight_dtype``, else ``weight_dtype`` when
+        it is 16-bit or wider, else 16-bit (fp16 beside fp16 activations, bf16 otherwise)."""
+        if self.head_weight_dtype:
+            return self.head_weight_dtype
+        if DTYPE_BYTES[self.weight_dtype] >= 2:
+            return self.weight_dtype
+        return "fp16" if self.act_dtype == "fp16" else "bf16"
+
+    @property
     def attn_proj_dtype(self) -> str:
         """The dtype of the attention projections' weights (``attn_weight_dtype`` or ``weight_dtype``)."""
         return self.attn_weight_dtype or self.weight_dtype
 
     def weight_bytes(self) -> float:
         """All weights: routed experts in ``expert_dtype``, attention projections in
-        ``attn_proj_dtype``, the rest (norms and embeddings included, for simplicity) in
-        ``weight_dtype``."""
+        ``attn_proj_dtype``, the embedding and LM head in ``head_dtype``, the rest (norms
+        included, for simplicity) in ``weight_dtype``."""
         routed, attn = self.routed_expert_params(), self.n_layers * self.attn_params_per_layer()
-        return ((self.param_count() - routed - attn) * DTYPE_BYTES[self.weight_dtype]
-                + routed * DTYPE_BYTES[self.expert_dtype] + attn * DTYPE_BYTES[self.attn_proj_dtype])
+        head = self.embedding_params() + self.lm_head_params()
+        return ((self.param_count() - routed - attn - head) * DTYPE_BYTES[self.weight_dtype]
+                + routed * DTYPE_BYTES[self.expert_dtype] + attn * DTYPE_BYTES[self.attn_proj_dtype]
+                + head * DTYPE_BYTES[self.head_dtype])
 
     def bytes_breakdown(self) -> dict[str, float]:
         """Weight bytes per component over the whole model (``moe_experts``: routed experts in
@@ -412,8 +431,8 @@ class ModelSpec:
             "attention": self.n_layers * self.attn_params_per_layer() * DTYPE_BYTES[self.attn_proj_dtype],
             "ffn": self.n_dense_layers * self.dense_ffn_params() * wb,
             "norms": (self.n_layers * self.norm_params_per_layer() + self.final_norm_params()) * wb,
-            "embedding": self.embedding_params() * wb,
-            "lm_head": self.lm_head_params() * wb,
+            "embedding": self.embedding_params() * DTYPE_BYTES[self.head_dtype],
+            "lm_head": self.lm_head_params() * DTYPE_BYTES[self.head_dtype],
         }
         if self.is_moe:
             routed = self.routed_expert_params()
@@ -423,20 +442,24 @@ class ModelSpec:
 
     def with_dtypes(self, weight: str | None = None, act: str | None = None,
                     kv: str | None = None, comm: str | None = None,
-                    expert: str | None = None, attn: str | None = None) -> "ModelSpec":
+                    expert: str | None = None, attn: str | None = None,
+                    head: str | None = None) -> "ModelSpec":
         """Same shapes, other data types. ``weight`` sets every weight, routed experts and
-        attention projections included, unless ``expert`` / ``attn`` name theirs as well; empty
+        attention projections included, unless ``expert`` / ``attn`` name theirs as well (the
+        embedding and LM head follow :attr:`head_dtype` unless ``head`` names theirs); empty
         strings are rejected."""
         for label, v in (("weight", weight), ("activation", act), ("KV-cache", kv),
-                         ("collective", comm), ("expert weight", expert), ("attention weight", attn)):
+                         ("collective", comm), ("expert weight", expert), ("attention weight", attn),
+                         ("embedding and LM head", head)):
             require(v is None or (isinstance(v, str) and v.strip() != ""),
                     f"{label} dtype must not be empty; valid choices: {', '.join(WEIGHT_DTYPES)}")
         experts = expert if expert is not None else ("" if weight else self.expert_weight_dtype)
         attn_w = attn if attn is not None else ("" if weight else self.attn_weight_dtype)
+        head_w = head if head is not None else ("" if weight else self.head_weight_dtype)
         return replace(self, weight_dtype=weight or self.weight_dtype,
                        act_dtype=act or self.act_dtype, kv_dtype=kv or self.kv_dtype,
                        comm_dtype=comm or self.comm_dtype, expert_weight_dtype=experts,
-                       attn_weight_dtype=attn_w)
+                       attn_weight_dtype=attn_w, head_weight_dtype=head_w)
 
     @property
     def gemm_dtype(self) -> str:
@@ -447,6 +470,11 @@ class ModelSpec:
     def attn_proj_gemm_dtype(self) -> str:
         """The data type the attention projections' GEMMs run in."""
         return gemm_dtype(self.attn_proj_dtype, self.act_dtype)
+
+    @property
+    def head_gemm_dtype(self) -> str:
+        """The data type the LM head's GEMM runs in."""
+        return gemm_dtype(self.head_dtype, self.act_dtype)
 
     @property
     def expert_gemm_dtype(self) -> str:

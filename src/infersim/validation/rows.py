@@ -77,6 +77,10 @@ class Measurement:
     requests: int = 0
     #: the model's shapes when ``model`` is not a preset (a user's config.json)
     spec: ModelSpec | None = field(default=None, compare=False, repr=False)
+    #: the embedding's and LM head's dtype: "" = the model's default (16-bit beside quantised
+    #: weights, as checkpoints ship them), "weights" = the weights' dtype (a quantiser that
+    #: converts every Linear: gpt-fast, torchao), or a dtype (llama.cpp's 8-bit output tensor)
+    head: str = ""
 
     def __post_init__(self) -> None:
         ok = STATIC_METRICS if self.batching == "static" else CONTINUOUS_METRICS
@@ -108,7 +112,8 @@ class Measurement:
         w, a, kv = DTYPES[self.dtypes]
         base = self.spec if self.spec is not None else PRESETS[self.model].model
         attn = ATTN_CODES.get(self.dtypes, (None, None))[1]
-        return base.with_dtypes(weight=w, act=a, kv=kv, attn=attn)
+        head = w if self.head == "weights" else (self.head or None)
+        return base.with_dtypes(weight=w, act=a, kv=kv, attn=attn, head=head)
 
     def par(self, batch: int | None = None, microbatches: int | None = None) -> Parallelism:
         kw = {"microbatches": microbatches} if microbatches else {}

@@ -37,6 +37,7 @@ from infersim.presets.hardware_presets import resolve_hardware
 from infersim.presets.model_presets import PRESETS
 from infersim.presets.runtime_presets import RUNTIMES, resolve_runtime
 from infersim.specs.hardware import HardwareSpec
+from infersim.specs.model import WEIGHT_DTYPES
 from infersim.specs.runtime import Runtime
 from infersim.validation.data.published import (
     DTYPE_CODE,
@@ -229,7 +230,17 @@ def _row(d: dict, where: str, model: tuple, hw_name: str, source: str) -> Measur
     name, spec = model
     return Measurement(source, name, hw_name, _dtypes(d, where), ints["tp"], batch, isl, osl, metric, value,
                        pp=ints["pp"], ep=ints["ep"], dp=ints["dp"], batching=batching, spec=spec, cp=ints["cp"],
-                       requests=requests)
+                       requests=requests, head=_head_dtype(d, where))
+
+
+def _head_dtype(d: dict, where: str) -> str:
+    """``head_dtype``: the embedding's and LM head's dtype ("" = 16-bit beside quantised weights,
+    "weights" = the weights' own, or a dtype)."""
+    head = str(d.get("head_dtype") or "").lower()
+    valid = ("", "weights") + WEIGHT_DTYPES
+    if head not in valid:
+        raise InferSimError(f"{where}: head_dtype {short_repr(head)} unknown; valid: {', '.join(valid[1:])}")
+    return head
 
 
 def _one(refs: set, what: str, where: str, flag: str) -> str | None:

@@ -42,7 +42,8 @@ def _serving_row(r: tuple) -> Measurement:
                        requests=run_requests(source, isl, osl))
 
 
-MEASUREMENTS: list[Measurement] = ([Measurement(*r) for r in ROWS] + [_serving_row(r) for r in SERVING_ROWS]
+MEASUREMENTS: list[Measurement] = ([Measurement(*r, head=STEP_SOURCES[r[0]].head) for r in ROWS]
+                                   + [_serving_row(r) for r in SERVING_ROWS]
                                    + [Measurement(**f) for f, why in _PUB_ROWS if not why])
 
 

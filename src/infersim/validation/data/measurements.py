@@ -30,6 +30,9 @@ class Source:
     runtime: str          # infersim runtime profile that reproduces its software stack
     split: str            # "used" | "excluded" (with the reason in ``note``)
     note: str = ""
+    #: its rows' embedding and LM head dtype (``Measurement.head``): "weights" where the quantiser
+    #: converts every Linear, the LM head included (gpt-fast, torchao); "" = 16-bit
+    head: str = ""
 
 
 SOURCES: dict[str, Source] = {
@@ -37,7 +40,7 @@ SOURCES: dict[str, Source] = {
         "gpt-fast README (PyTorch team), batch 1, A100-80GB power-limited to 330 W, torch.compile "
         "reduce-overhead (CUDA graphs), custom intra-node all-reduce",
         "github.com/pytorch-labs/gpt-fast README.md @ c9f683edd4f89d3e81ed8f52387e866a245e3226",
-        "cuda-graphs", "used"),
+        "cuda-graphs", "used", head="weights"),
     "gptfast_blog_eager": Source(
         "PyTorch blog 'Accelerating Generative AI with PyTorch II: GPT, Fast', starting point: a "
         "simple eager implementation, Llama-2-7B, batch 1, A100-80GB at 330 W",
@@ -60,17 +63,17 @@ SOURCES: dict[str, Source] = {
     "gptfast_mixtral_readme": Source(
         "gpt-fast mixtral-moe README, batch 1, A100-80GB (330 W), torch.compile",
         "github.com/pytorch-labs/gpt-fast mixtral-moe/README.md @ "
-        "48328fbe8ffc24fd14ddb59c8dfcce3a0291100f", "cuda-graphs", "used"),
+        "48328fbe8ffc24fd14ddb59c8dfcce3a0291100f", "cuda-graphs", "used", head="weights"),
     "torchao_quant_readme_a100": Source(
         "torchao quantization README, single A100-80GB, batch 1, torch.compile generate.py",
         "github.com/pytorch/ao torchao/quantization/README.md @ "
-        "53b6b787bb035f1abc3c4804dd22c09ee41e7a0d", "cuda-graphs", "used"),
+        "53b6b787bb035f1abc3c4804dd22c09ee41e7a0d", "cuda-graphs", "used", head="weights"),
     "torchao_quant_readme_h100": Source(
         "torchao quantization README, single 'NVIDIA-H100', batch 1",
         "github.com/pytorch/ao torchao/quantization/README.md @ "
         "ce7af7e06cc47bf22a3f15f4f90e1ac866501a73", "cuda-graphs", "excluded",
         "H100 variant not stated: the implied 1.9 TB/s is 57% of the SXM part's 3.35 TB/s but "
-        "95% of the PCIe part's 2.0 TB/s; two vLLM sources measure ~6.45 ms, not 7.9 ms"),
+        "95% of the PCIe part's 2.0 TB/s; two vLLM sources measure ~6.45 ms, not 7.9 ms", head="weights"),
     "trtllm_perf_v0.9.0": Source(
         "TensorRT-LLM v0.9.0 performance.md ('All data was generated using version 0.9.0'): "
         "batch-1 first-token latency and static-batch throughput, H100/H200 FP8, A100 FP16",
@@ -120,7 +123,7 @@ SOURCES: dict[str, Source] = {
         "github.com/pytorch-labs/gpt-fast README.md @ d2c5d8223fd00ab5ce469d8fdd93a7de78fb8b4a",
         "cuda-graphs", "excluded",
         "NCCL all-reduce of that PyTorch nightly: a software collective cost the hardware link "
-        "latencies do not describe (the same box ran TP8 1.8x faster after the custom all-reduce)"),
+        "latencies do not describe (the same box ran TP8 1.8x faster after the custom all-reduce)", head="weights"),
 }
 
 _MISTRAL_V09 = ("Mistral 7B decode in TensorRT-LLM v0.9 did not get its GQA advantage: in the same "

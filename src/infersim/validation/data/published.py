@@ -160,7 +160,8 @@ def load(presets: set[str], hardware: set[str]) -> tuple[dict[str, Source], list
                       dtypes=dtype_code(d) or "16", tp=int(d["tp"]),
                       batch=int(d["batch_or_concurrency"]), isl=int(d["isl"]), osl=int(d["osl"]), metric=metric,
                       value=value, pp=int(d.get("pp", 1)), ep=int(d.get("ep", 1)), dp=int(d.get("dp", 1)),
-                      batching=d["batching"], cp=int(d.get("cp", 1)), requests=int(d.get("requests", 0)))
+                      batching=d["batching"], cp=int(d.get("cp", 1)), requests=int(d.get("requests", 0)),
+                      head=d.get("head_dtype", ""))
         key = tuple(sorted((k, v) for k, v in fields.items() if k != "value"))
         if not reason and key in seen:
             reason = "the same setup as another row of this source (the number restated, or an older release)"
