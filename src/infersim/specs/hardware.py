@@ -355,7 +355,20 @@ def _is_finite_real(value) -> bool:
 
 def _check_eff_table(name: str, table) -> None:
     """An efficiency table is a tuple of (size, efficiency) tuples (hashable: the log tables are
-    cached on it), sizes positive and strictly increasing, efficiencies in (0, 1]."""
+    cached on it), sizes positive and strictly increasing, efficiencies in (0, 1]. A valid table
+    is checked once (a sweep rebuilds the spec per candidate with the same tables)."""
+    try:
+        _valid_eff_table(name, table)
+    except TypeError:                   # unhashable: not a tuple of tuples, reported below
+        _eff_table_errors(name, table)
+
+
+@lru_cache(maxsize=1024)
+def _valid_eff_table(name: str, table) -> None:
+    _eff_table_errors(name, table)      # raises on an invalid table (exceptions are not cached)
+
+
+def _eff_table_errors(name: str, table) -> None:
     pairs = isinstance(table, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in table)
     require(pairs, lambda: f"{name} must be a tuple of (size, efficiency) pairs, got {short_repr(table)}")
     require(len(table) >= 1 or name not in ("compute_eff", "memory_eff"), f"{name} table must not be empty")
