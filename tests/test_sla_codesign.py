@@ -164,6 +164,19 @@ def test_an_executor_gives_the_local_answers(runs):
     assert dist.levers == local.levers and len(dist.levers) > len(local.sensitivity)
 
 
+def test_guided_chunks_cover_every_candidate_once():
+    """Locally chunks of CHUNK; on an executor guided chunks that shrink towards CHUNK, so the
+    slowest worker ends on a small one (729 candidates on 2 workers: 26 tasks, not 92)."""
+    from infersim.codesign.sla import CHUNK, _chunk_bounds
+    for n, workers in ((729, 2), (729, 16), (20, 0), (7, 4), (1, 1), (0, 2)):
+        starts, ends = _chunk_bounds(n, workers)
+        sizes = [b - a for a, b in zip(starts, ends)]
+        assert starts == ([0] + ends[:-1] if n else []) and (not ends or ends[-1] == n) and sum(sizes) == n
+        assert all(x >= y for x, y in zip(sizes, sizes[1:]))        # non-increasing
+        assert all(x >= CHUNK for x in sizes[:-1]) and (not workers or not sizes or sizes[0] >= n // (4 * workers))
+    assert len(_chunk_bounds(729, 2)[0]) == 26 and len(_chunk_bounds(729, 0)[0]) == -(-729 // CHUNK)
+
+
 def test_a_bad_executor_is_one_line():
     with pytest.raises(InferSimError, match="executor must be None or an object with submit"):
         codesign_sla(M8, REQ, tpot_ms=20, depth="custom", custom=GRID, base_hw=H100, executor="dask")

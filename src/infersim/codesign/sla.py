@@ -53,11 +53,11 @@ from infersim.specs.model import ModelSpec
 
 #: Hardware candidates searched together (progress is reported per chunk; bounds memory).
 CHUNK = 8
-#: On an executor, chunks grow so that each worker gets about this many tasks: enough to even out
-#: the workers' finishing times, few enough that the scheduler's per-task cost stays small (the
-#: coarse grid's 729 candidates on 2 workers: 24 chunks of 31, measured x1.7 over local against
-#: x1.6 with 92 chunks of 8).
-TASKS_PER_WORKER = 12
+#: On an executor, chunks are guided: each takes this share of the candidates still to submit per
+#: worker (and at least CHUNK), so the first tasks are large (the scheduler's per-task cost is paid
+#: a few dozen times, not once per 8 candidates) and the last ones small (whichever worker finishes
+#: last waits on a small chunk, not a large one). Candidates' costs vary 10x across a grid.
+GUIDED_SHARE = 4
 
 #: Objectives of an SLA co-design: name → (ServingDesign attribute, unit).
 SLA_OBJECTIVES = {"tok_s_per_usd": ("tok_s_per_usd", "tok/$"), "tok_s_per_w": ("tok_s_per_w", "tok/s/W"),
@@ -236,16 +236,29 @@ def answer_chunk(model, hws, request, ttft_ms, tpot_ms, rt, batching):
     return sla_search_many(model, hws, request, ttft_ms, tpot_ms, runtime=rt, batching=batching)
 
 
+def _chunk_bounds(n: int, workers: int) -> tuple[list[int], list[int]]:
+    """(starts, ends) of the chunks of ``n`` candidates: :data:`CHUNK` each locally (``workers``
+    0); on an executor of ``workers`` each chunk takes 1/(GUIDED_SHARE·workers) of what is left,
+    at least CHUNK (729 candidates on 2 workers: 92, 80, 70, ... 8: 25 tasks)."""
+    ends, left = [], n
+    while left > 0:
+        size = CHUNK if not workers else max(CHUNK, -(-left // (GUIDED_SHARE * workers)))
+        left -= min(size, left)
+        ends.append(n - left)
+    return ([0] + ends[:-1] if ends else []), ends
+
+
 def _search_all(model, jobs, request, ttft_ms, tpot_ms, batching, executor=None, progress=None):
     """One list of candidate answers per job ``(hardware specs, runtime)``; each job is split into
-    chunks of :data:`CHUNK` candidates (on an executor larger: about :data:`TASKS_PER_WORKER`
-    per worker). With an ``executor`` (``submit(fn, *args)`` → future) every
+    chunks of :data:`CHUNK` candidates (on an executor guided ones, :func:`_chunk_sizes`). With an
+    ``executor`` (``submit(fn, *args)`` → future) every
     chunk of every job is submitted at once, so independent searches (the sensitivity's
     candidates and each software lever) run side by side; results are gathered in order, so the
     answers are the local ones. ``progress(done, total)`` counts candidates per finished chunk."""
     total, done = sum(len(hws) for hws, _ in jobs), 0
-    size = CHUNK if executor is None else max(CHUNK, -(-total // (TASKS_PER_WORKER * executor_width(executor))))
-    tasks = [(j, hws[s:s + size], rt) for j, (hws, rt) in enumerate(jobs) for s in range(0, len(hws), size)]
+    width = 0 if executor is None else executor_width(executor)
+    tasks = [(j, hws[a:b], rt) for j, (hws, rt) in enumerate(jobs)
+             for a, b in zip(*_chunk_bounds(len(hws), width))]
     futures = None
     if executor is not None:
         futures = [executor.submit(answer_chunk, model, hws, request, ttft_ms, tpot_ms, rt, batching)
