@@ -548,3 +548,18 @@ def test_serving_traffic_section_answers_like_simulate_traffic():
     cdf = figs["Latency of 500 requests at 4 req/s (poisson)"]
     assert len(cdf["data"]) == 2 and "Queue, batch and KV cache over time" in figs
     assert any(s.get("line", {}).get("dash") == "dash" for s in cdf["layout"]["shapes"])     # the SLO lines
+
+
+def test_a_first_visit_sweep_stops_past_its_budget():
+    """The budget is checked between chunks: a sweep still running past it stops with what it did
+    (the card then asks for Run and says why); one that finishes, or one with no budget, runs on."""
+    from infersim.ui.state import OverBudget, budget_progress
+
+    seen = []
+    progress = budget_progress(0.0, lambda done, total: seen.append((done, total)))
+    time.sleep(0.01)
+    with pytest.raises(OverBudget, match=r"8 of 64 candidates in \d"):
+        progress(8, 64)
+    progress(64, 64)                                 # the last chunk: done, nothing to stop
+    budget_progress(None)(8, 64)                     # a run the user asked for has no budget
+    assert seen == [(8, 64), (64, 64)]

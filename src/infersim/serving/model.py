@@ -37,7 +37,10 @@ import numpy as np
 from infersim.errors import choice, require, short_repr
 from infersim.presets.runtime_presets import get_runtime
 from infersim.serving import speculative
-from infersim.serving.steps import prepared_terms  # noqa: F401  (re-exported for sla and users)
+from infersim.serving.steps import (
+    prepared_terms,  # noqa: F401  (re-exported for sla and users)
+    step_terms,
+)
 from infersim.serving.steps import step as _step
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
@@ -200,7 +203,7 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
                      request: Request, runtime=None, batching: str = "continuous",
                      chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                      speculation: Speculation | None = None, knobs: dict | None = None,
-                     requests: int = 0) -> dict[str, np.ndarray]:
+                     requests: int = 0, prompt_ns: tuple | None = None) -> dict[str, np.ndarray]:
     """TTFT, TPOT, E2E (ns), tokens/s (total, per PE, per user), memory and fit for every
     (config, batch) row: ``configs`` and ``batches`` are aligned arrays (one evaluation each
     of the decode, memory and prefill steps over all rows). ``speculation``: speculative
@@ -209,7 +212,11 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
     H candidates of ``hw``'s topology (the SLA co-design's shared evaluation): the times, rates and
     fits are then ``(H, N)``, the rest ``(N,)``; not with speculation. ``requests`` = N > 0
     (continuous batching): a finite run of N requests submitted at once, at most ``batch`` at a
-    time (:func:`finite_run`): tokens/s and the mean TPOT of the run, and ``makespan_ns``."""
+    time (:func:`finite_run`): tokens/s and the mean TPOT of the run, and ``makespan_ns``.
+    Continuous rows also return ``prompt_chunk_ns`` and ``weights_step_ns``, the two steps that
+    price a prompt token (:func:`_prompt_steps`: they depend on the config, not on its batch);
+    ``prompt_ns`` = (those two, per row) skips pricing them again (the SLA search's probes of
+    configs it has priced)."""
     choice("batching", batching, BATCHING)
     require(knobs is None or speculation is None, "knob arrays are not supported with speculation")
     require(isinstance(chunk_tokens, (int, np.integer)) and chunk_tokens >= 1,
@@ -232,7 +239,7 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
     batch = rows.batch.astype(float)
     per_replica = np.ceil(batch / rows.dp)
     t_dec, e = _decode_ns(model, hw, rows, request, spec, rt, knobs)
-    _, full = _step(model, hw, rows, request.decode_full(), rt)
+    full = step_terms(model, hw, rows, request.decode_full(), rt)     # its memory only
     if batching == "static":
         ttft = _step(model, hw, rows, request.prefill(), rt, knobs)[0]["total_ns"]
         if spec is not None and spec.k:
@@ -241,7 +248,8 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
         e2e = ttft + (request.osl - 1) * tpot
         tok_s = batch * request.osl / (e2e * 1e-9)
     else:
-        t_chunk, t_w = _prompt_steps(model, hw, rows, request, rt, chunk_tokens, spec, knobs)
+        t_chunk, t_w = (_prompt_steps(model, hw, rows, request, rt, chunk_tokens, spec, knobs)
+                        if prompt_ns is None else prompt_ns)
         ttft, tpot = continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens, e)
         tok_s = batch / (tpot * 1e-9)
         if requests:        # the last wave's decode step; its prompts cost what the others' do
@@ -258,6 +266,9 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
            "batch": batch, "mem_per_pe_bytes": mem, "fits": fits}
     if requests:
         out["makespan_ns"] = requests * request.osl / tok_s * 1e9
+    if batching == "continuous":
+        shape = np.shape(ttft)                  # (N,) or (H, N) like the times
+        out["prompt_chunk_ns"], out["weights_step_ns"] = np.broadcast_to(t_chunk, shape), np.broadcast_to(t_w, shape)
     return out
 
 

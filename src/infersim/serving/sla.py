@@ -113,6 +113,18 @@ def max_batch(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, request: R
     return out
 
 
+def prompt_steps_by_config(res: dict, cfg: np.ndarray, n_cfg: int) -> tuple | None:
+    """Per config index (of ``n_cfg``), the prompt-chunk and weights-only steps of continuous
+    rows ``res`` of configs ``cfg`` (:func:`evaluate_serving` returns them; they do not depend on
+    the batch, so a probe of a priced config reuses them: ``prompt_ns``); None for static rows."""
+    if "prompt_chunk_ns" not in res:
+        return None
+    out = tuple(np.zeros(n_cfg) for _ in range(2))
+    for p, key in zip(out, ("prompt_chunk_ns", "weights_step_ns")):
+        p[cfg] = res[key]
+    return out
+
+
 def concat_results(parts: list[dict]) -> dict:
     """Per-row result dicts of consecutive row sets as one (each column concatenated in order)."""
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -407,13 +419,16 @@ def sla_search(model: ModelSpec, hw: HardwareSpec, request: Request, ttft_ms: fl
     if not len(rows):
         raise NoDeployment(f"no parallelism of {model.name} holds one {request.isl}+{request.osl}-token "
                             f"sequence on {hw.name}")
-    evaluate = lambda r, _cfg=None: evaluate_serving(model, hw, r, r.batch, request, rt,  # noqa: E731
-                                                     batching, chunk_tokens, speculation)
-    res = evaluate(rows)
+    res = evaluate_serving(model, hw, rows, rows.batch, request, rt, batching, chunk_tokens, speculation)
+    prompt = prompt_steps_by_config(res, cfg, int(cfg.max()) + 1)
+
+    def evaluate(r, cfgs):        # a probe of configs already priced reuses their prompt steps
+        return evaluate_serving(model, hw, r, r.batch, request, rt, batching, chunk_tokens, speculation,
+                                prompt_ns=None if prompt is None else tuple(p[cfgs] for p in prompt))
     extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms,
                     best_only=single_replica and objective == "tok_s_per_pe")
     if extra is not None:
-        rows, more = concat([rows, extra[0]]), evaluate(extra[0])
+        rows, more = concat([rows, extra[0]]), evaluate(*extra)
         res = concat_results([res, more])
     return _result(model, hw, request, rows, res, ttft_ms, tpot_ms, objective, rt, batching,
                    disaggregated, t0, speculation, batch_cap)

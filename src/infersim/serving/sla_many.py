@@ -37,6 +37,7 @@ from infersim.serving.sla import (
     concat_results,
     limit_ms,
     max_batch,
+    prompt_steps_by_config,
     serving_space,
 )
 from infersim.specs.hardware import KNOBS, HardwareSpec
@@ -92,9 +93,11 @@ def _grids(model, hws, request, rt, batching, chunk_tokens, batch_cap):
     return out, configs
 
 
-def _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens):
+def _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens, prompt_by_cfg=None):
     """``evaluate(probe, configs)`` for the refinement: every probe row priced with the knobs of
-    the candidate its config belongs to (the candidates present, in chunks of bounded size)."""
+    the candidate its config belongs to (the candidates present, in chunks of bounded size).
+    ``prompt_by_cfg``: per (candidate, config), its prompt-chunk and weights-only steps from the
+    grid (they do not depend on the batch: the probes reuse them instead of pricing them again)."""
     def evaluate(probe: ParArrays, cfgs: np.ndarray) -> dict:
         who = owner_hw[cfgs]
         uniq, inv = np.unique(who, return_inverse=True)
@@ -103,8 +106,9 @@ def _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens):
         for s in range(0, len(uniq), step):
             sel = np.flatnonzero((inv >= s) & (inv < s + step))
             rows = probe.take(sel)
+            prompt = None if prompt_by_cfg is None else tuple(p[cfgs[sel]] for p in prompt_by_cfg)
             res = evaluate_serving(model, hws[0], rows, rows.batch, request, rt, batching, chunk_tokens,
-                                   knobs=_knobs([hws[i] for i in uniq[s:s + step]]))
+                                   knobs=_knobs([hws[i] for i in uniq[s:s + step]]), prompt_ns=prompt)
             parts.append((sel, _pick(res, inv[sel] - s, np.arange(len(sel)))))
         out = {k: np.empty(len(probe), dtype=np.asarray(v).dtype) for k, v in parts[0][1].items()}
         for sel, r in parts:
@@ -129,7 +133,8 @@ def _topology(model, hws, request, ttft_ms, tpot_ms, rt, batching, chunk_tokens,
     res = concat_results([grids[j][3] for j in live])
     owner = np.repeat(np.arange(len(live)), n_cfg)
     owner_hw = np.asarray(live)[owner]
-    evaluate = _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens)
+    prompt = prompt_steps_by_config(res, cfg, len(owner))     # each (candidate, config)'s, from its grid rows
+    evaluate = _prober(model, hws, owner_hw, request, rt, batching, chunk_tokens, prompt)
     extra = _refine(evaluate, rows, cfg, bmax, res, ttft_ms, tpot_ms, best_only=True, owner=owner)
     if extra is not None:
         more_rows, more_cfg = extra

@@ -55,12 +55,17 @@ def prepared_terms(model, hw: HardwareSpec, rows: ParArrays, wl: Workload) -> co
     return terms
 
 
+def step_terms(model, hw, rows: ParArrays, wl: Workload, runtime) -> cost.Terms:
+    """The prepared terms of one step under ``runtime`` (its view of the model), not evaluated:
+    what a memory check needs (``mem_bytes``, ``fits``)."""
+    return prepared_terms(get_runtime(runtime).model_for(model), hw, rows, wl)
+
+
 def step(model, hw, rows: ParArrays, wl: Workload, runtime, knobs: dict | None = None) -> tuple[dict, cost.Terms]:
     """One step of every row on ``hw`` (its knobs passed explicitly: the terms may have been
     prepared for a candidate with other knobs). ``knobs``: arrays of shape ``(H, 1)`` over H
     candidates of ``hw``'s topology instead, giving ``(H, N)`` results."""
-    model = get_runtime(runtime).model_for(model)
-    terms = prepared_terms(model, hw, rows, wl)
+    terms = step_terms(model, hw, rows, wl, runtime)
     return cost.evaluate(terms, hw.knobs() if knobs is None else knobs, runtime=runtime, breakdown=False), terms
 
 
