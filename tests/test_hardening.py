@@ -363,3 +363,17 @@ def test_hardware_text_with_bom_and_warning_matches_the_cli_loader(files):
     assert a == b and a.n_pes == 8
     c = spec_from_text(b"\xef\xbb\xbf" + (files / "copy.toml").read_bytes(), "copy.toml")
     assert c == read_hardware_file(files / "copy.toml")[0]
+
+
+def test_numpy_integer_degrees_give_a_plain_json_result():
+    """A notebook that builds its configs from NumPy arrays passes np.int64 degrees: the result
+    carries plain ints (its config and PE count) and its dict serialises to JSON."""
+    from infersim import Parallelism, Workload, simulate
+
+    m, hw = PRESETS["Llama 3.1 8B"].model, HW_PRESETS["H100-SXM x8"]
+    wl = Workload("decode", s_kv=4096, batch=4)
+    r = simulate(m, hw, Parallelism(tp=np.int64(4), dp=np.int64(2)), wl)
+    assert type(r.par.tp) is int and type(r.pes_used) is int and r.pes_used == 8
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["parallelism"]["tp"] == 4 and d["pes_used"] == 8
+    assert r.total_latency_ns == simulate(m, hw, Parallelism(tp=4, dp=2), wl).total_latency_ns

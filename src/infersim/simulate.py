@@ -122,11 +122,13 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
     rt = get_runtime(runtime)
     model = rt.model_for(model)
     par.validate(model, hw, workload)
-    arrays = ParArrays.from_configs([par], workload)
+    config = par.resolved(workload)
+    arrays = ParArrays.from_configs([config], workload)
     terms = cost.prepare(model, hw, arrays, workload)
     res = cost.evaluate(terms, runtime=rt)
     scalar = lambda a: float(a[0])  # noqa: E731
-    config = arrays.config(0)
+    if not all(type(getattr(config, f)) is int for f in ("tp", "pp", "dp", "cp", "ep", "microbatches")):
+        config = arrays.config(0)           # NumPy integers given: the result carries plain ints
     return SimResult(
         model=model.name, hardware=hw.name, runtime=rt.name, par=config, workload=workload,
         total_latency_ns=scalar(res["total_ns"]), period_ns=scalar(res["period_ns"]),
@@ -137,7 +139,7 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
                                                  hw.pe_hbm_gb)),
         fits=bool(res["fits"][0]),
         bound=str(cost.bound_of(res)[0]),
-        pes_used=par.pes,
+        pes_used=config.pes,
         op_times_ns={k: scalar(v) for k, v in res["op_times_ns"].items()},
         op_flops=dict(zip(terms.table.names, (terms.table.flops[:, 0] * terms.table.mult[:, 0]).tolist())),
         op_bytes=dict(zip(terms.table.names, (terms.table.nbytes[:, 0] * terms.table.mult[:, 0]).tolist())),
