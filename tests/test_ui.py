@@ -563,3 +563,19 @@ def test_a_first_visit_sweep_stops_past_its_budget():
     progress(64, 64)                                 # the last chunk: done, nothing to stop
     budget_progress(None)(8, 64)                     # a run the user asked for has no budget
     assert seen == [(8, 64), (64, 64)]
+
+
+def test_head_dtype_in_the_sidebar():
+    """Weights in fp8 keep a 16-bit embedding and LM head unless the sidebar says otherwise: the
+    card's latency follows simulate() with the head in each dtype."""
+    wl, par = Workload("decode", s_kv=8192, batch=16), Parallelism(tp=1)
+    got = {}
+    for head in ("as the model", "fp8"):
+        at = new_app(model="Llama 3.1 8B", hw="H100-SXM x8", s_kv_decode=8192, batch=16, wdtype="fp8", hdtype=head)
+        at.get_by_key("sim_tp").set_value(1)
+        at.run()
+        assert not at.exception and not errors(at)
+        got[head] = metric_values(at)["Latency per token"]
+    for head, spec in (("as the model", L8B.with_dtypes(weight="fp8")), ("fp8", L8B.with_dtypes(weight="fp8", head="fp8"))):
+        assert got[head] == fmt_time(simulate(spec, H100, par, wl).total_latency_ns)
+    assert got["as the model"] != got["fp8"]

@@ -12,6 +12,9 @@ HELP: dict[str, str] = {
     "kvdtype": "Data type of the KV cache: fp8/int8 halve its memory and the bytes attention reads.",
     "adtype": "Data type of the activations; a GEMM runs in the wider of its two operands' types "
               "(fp8 × fp8 uses the fp8 tensor rate).",
+    "hdtype": "Data type of the embedding and LM head. 'as the model': 16-bit beside quantised weights, "
+              "as ModelOpt, AWQ, GPTQ, bitsandbytes and vLLM's fp8 checkpoints ship them (Llama 3.1 8B's "
+              "head is 1 GB in bf16); gpt-fast and torchao quantise it with the other weights.",
     # ----- sidebar: hardware ---------------------------------------------------------------------
     "hw": "The system: PEs with their own HBM, grouped into cubes (fast links) and SiPs / nodes "
           "(slower links). Presets are sourced data files; or upload your own hardware file.",

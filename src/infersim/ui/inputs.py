@@ -84,8 +84,9 @@ def sidebar_model() -> ModelSpec:
         wdt = w.select(st, "Weights", [AS_MODEL, "bf16", "fp16", "fp8", "int8", "int4"], "wdtype")
         kdt = w.select(st, "KV cache", [AS_MODEL, "bf16", "fp16", "fp8", "int8"], "kvdtype")
         adt = w.select(st, "Activations", [AS_MODEL, "bf16", "fp16", "fp8"], "adtype")
+        hdt = w.select(st, "Embedding and LM head", [AS_MODEL, "bf16", "fp16", "fp8", "int8", "int4"], "hdtype")
     pick = lambda v: None if v == AS_MODEL else v  # noqa: E731
-    return model.with_dtypes(weight=pick(wdt), act=pick(adt), kv=pick(kdt))
+    return model.with_dtypes(weight=pick(wdt), act=pick(adt), kv=pick(kdt), head=pick(hdt))
 
 
 def sidebar_hardware() -> tuple[HardwareSpec, HardwareSpec]:
