@@ -239,7 +239,7 @@ def answer_chunk(model, hws, request, ttft_ms, tpot_ms, rt, batching):
 def _chunk_bounds(n: int, workers: int) -> tuple[list[int], list[int]]:
     """(starts, ends) of the chunks of ``n`` candidates: :data:`CHUNK` each locally (``workers``
     0); on an executor of ``workers`` each chunk takes 1/(GUIDED_SHARE·workers) of what is left,
-    at least CHUNK (729 candidates on 2 workers: 92, 80, 70, ... 8: 25 tasks)."""
+    at least CHUNK (729 candidates on 2 workers: 92, 80, 70, ... 8: 26 tasks)."""
     ends, left = [], n
     while left > 0:
         size = CHUNK if not workers else max(CHUNK, -(-left // (GUIDED_SHARE * workers)))
@@ -250,7 +250,7 @@ def _chunk_bounds(n: int, workers: int) -> tuple[list[int], list[int]]:
 
 def _search_all(model, jobs, request, ttft_ms, tpot_ms, batching, executor=None, progress=None):
     """One list of candidate answers per job ``(hardware specs, runtime)``; each job is split into
-    chunks of :data:`CHUNK` candidates (on an executor guided ones, :func:`_chunk_sizes`). With an
+    chunks of :data:`CHUNK` candidates (on an executor guided ones, :func:`_chunk_bounds`). With an
     ``executor`` (``submit(fn, *args)`` → future) every
     chunk of every job is submitted at once, so independent searches (the sensitivity's
     candidates and each software lever) run side by side; results are gathered in order, so the

@@ -268,7 +268,7 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
         out["makespan_ns"] = requests * request.osl / tok_s * 1e9
     if batching == "continuous":
         shape = np.shape(ttft)                  # (N,) or (H, N) like the times
-        out["prompt_chunk_ns"], out["weights_step_ns"] = np.broadcast_to(t_chunk, shape), np.broadcast_to(t_w, shape)
+        out["prompt_chunk_ns"], out["weights_step_ns"] = (np.array(np.broadcast_to(t, shape)) for t in (t_chunk, t_w))
     return out
 
 
