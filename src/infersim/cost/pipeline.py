@@ -80,18 +80,32 @@ def stage_shares(model: ModelSpec, g: Geometry) -> list[dict]:
     """For each stage that can be the slowest (:func:`_slowest_candidates`), the share of each
     kind's occurrences that runs in it: a (candidate, kind) table per distinct pp, gathered."""
     pp = np.asarray(g.pp * g.ones(), dtype=float)
-    if g.n == 1:                                   # one config: its pp's table (np.unique of one)
-        ps, inv = pp, np.zeros(1, dtype=np.int64)
-    else:
-        ps, inv = np.unique(pp, return_inverse=True)
+    if g.n == 1:                                   # one config (simulate): its pp's shares, cached
+        return [dict(s) for s in _one_config_shares(model, int(pp[0]))]
+    ps, inv = np.unique(pp, return_inverse=True)
+    return _shares(model, ps, inv, g.n)
+
+
+def _shares(model: ModelSpec, ps, inv: np.ndarray, n: int) -> list[dict]:
+    """Each candidate stage's share of each kind for configs of pipeline depths ``ps[inv]``."""
     table = np.stack([_share_table(model, int(p)) for p in ps] or [np.zeros((4, len(SHARE_KINDS)))])
     out = []
     # without interleaved MoE layers a stage's MoE count grows along the pipeline: the first and the
     # last stage bound every middle one, and only they are carried (evaluation sums each one)
     for j in range(4 if model.moe_layer_step > 1 else 2):
         shares = {k: table[inv.ravel(), j, c] for c, k in enumerate(SHARE_KINDS)}
-        shares["pipe"] = np.zeros(g.n)
+        shares["pipe"] = np.zeros(n)
         out.append(shares)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _one_config_shares(model: ModelSpec, p: int) -> list[dict]:
+    """:func:`_shares` of one config of ``p`` stages (cached: its arrays are read-only)."""
+    out = _shares(model, np.array([float(p)]), np.zeros(1, dtype=np.int64), 1)
+    for shares in out:
+        for a in shares.values():
+            a.setflags(write=False)
     return out
 
 
