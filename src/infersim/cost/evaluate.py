@@ -270,9 +270,9 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
     ``(H, N)`` results; scalar knobs give ``(N,)``."""
     hw, rt = terms.hw, get_runtime(runtime)
     k = knob_values(hw, knobs)
-    sizes = [1 if isinstance(k[x], float) else int(np.size(k[x])) for x in KNOBS]   # hw.knobs() are floats
-    batched = not all(isinstance(k[x], float) for x in KNOBS) and any(np.ndim(k[x]) > 0 for x in KNOBS)
-    H = max(sizes)
+    arrays = [k[x] for x in KNOBS if not isinstance(k[x], float)]     # hw.knobs() gives floats
+    batched = any(np.ndim(a) > 0 for a in arrays)
+    H = max([int(np.size(a)) for a in arrays] + [1] * (len(arrays) < len(KNOBS)))
     vec = lambda x: np.broadcast_to(np.ravel(np.asarray(k[x], dtype=float)), (H,))  # noqa: E731
     if batched:
         roof, ia = _unique_rows(vec("peak_tflops_f16"), vec("bw_hbm_gbs"))

@@ -27,7 +27,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from infersim import cost
 from infersim.errors import InferSimError, choice, require, short_repr
 from infersim.presets.hardware_presets import as_hardware
 from infersim.presets.model_presets import as_model
@@ -41,6 +40,7 @@ from infersim.serving.model import (
     evaluate_serving,
     prepared_terms,
 )
+from infersim.serving.steps import step
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import FIELDS, Parallelism, ParArrays, concat, field_code
@@ -528,8 +528,7 @@ def _prefill_candidates(model, hw, request, runtime, per_replica=(1, 2, 4, 8, 16
     k = np.repeat(np.asarray(per_replica, dtype=np.int64), len(configs))
     rows = configs.take(np.tile(np.arange(len(configs)), len(per_replica)))
     rows = _with_default_microbatches(rows.with_batch(rows.dp * k))
-    terms = prepared_terms(get_runtime(runtime).model_for(model), hw, rows, request.prefill())
-    res = cost.evaluate(terms, hw.knobs(), runtime=runtime, breakdown=False)
+    res, terms = step(model, hw, rows, request.prefill(), runtime)
     ok = terms.fits(hw.pe_hbm_gb, runtime)
     return rows.take(np.flatnonzero(ok)), res["total_ns"][ok], res["period_ns"][ok]
 
