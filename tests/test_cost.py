@@ -306,12 +306,15 @@ def test_vectorized_equals_scalar(name, data):
         except InferSimError:
             pass
     arrays = ParArrays.from_configs(pars, wl)
-    res = cost.evaluate(cost.prepare(model, hw, arrays, wl))
+    terms = cost.prepare(model, hw, arrays, wl)
+    res = cost.evaluate(terms)
     for i, p in enumerate(pars):
-        r = simulate(model, hw, p, wl)
-        assert res["total_ns"][i] == r.total_latency_ns
+        r = simulate(model, hw, p, wl)          # one config: scalar geometry, float sums (same bits)
+        assert res["total_ns"][i] == r.total_latency_ns and res["period_ns"][i] == r.period_ns
+        assert bool(res["fits"][i]) == r.fits and terms.mem_bytes[i] == r.mem_per_pe_bytes
         for c in cost.COMPONENTS:
             assert res[c][i] == r.breakdown_ns[c]
+        assert {n: t[i] for n, t in res["op_times_ns"].items()} == r.op_times_ns
     fast = cost.evaluate(cost.prepare(model, hw, arrays, wl), breakdown=False)
     np.testing.assert_allclose(fast["total_ns"], res["total_ns"], rtol=1e-12)
 

@@ -93,9 +93,14 @@ def _pin_current(page, expected: str) -> None:
     button = page.get_by_role("button", name="Pin to Compare")
     for _ in range(300):
         if button.count() == 1:
-            break
+            try:            # a re-render can add the next run's button between count() and click()
+                button.click(timeout=5_000)
+                break
+            except playwright.Error:
+                pass
         page.wait_for_timeout(100)
-    button.click()
+    else:
+        raise AssertionError("no single 'Pin to Compare' button within 30 s")
     page.get_by_text(f"pinned to Compare: Simulate: {expected}").first.wait_for(timeout=30_000)
 
 

@@ -125,22 +125,21 @@ def simulate(model: ModelSpec, hw: HardwareSpec, par: Parallelism, workload: Wor
     config = par.resolved(workload)
     arrays = ParArrays.from_configs([config], workload)
     terms = cost.prepare(model, hw, arrays, workload)
-    res = cost.evaluate(terms, runtime=rt)
-    scalar = lambda a: float(a[0])  # noqa: E731
+    res = cost.evaluate_one(terms, runtime=rt)          # Python floats
     if not all(type(getattr(config, f)) is int for f in ("tp", "pp", "dp", "cp", "ep", "microbatches")):
         config = arrays.config(0)           # NumPy integers given: the result carries plain ints
+    parts = {k: float(v[0]) for k, v in terms.mem_parts.items()}
     return SimResult(
         model=model.name, hardware=hw.name, runtime=rt.name, par=config, workload=workload,
-        total_latency_ns=scalar(res["total_ns"]), period_ns=scalar(res["period_ns"]),
-        breakdown_ns={c: scalar(res[c]) for c in cost.COMPONENTS},
-        mem_per_pe_bytes=scalar(terms.mem_bytes),
-        mem_breakdown_bytes={k: scalar(v) for k, v in terms.mem_parts.items()},
-        mem_capacity_bytes=float(rt.capacity_for(terms.mem_parts["weights"][0], terms.mem_parts["workspace"][0],
-                                                 hw.pe_hbm_gb)),
-        fits=bool(res["fits"][0]),
-        bound=str(cost.bound_of(res)[0]),
+        total_latency_ns=res["total_ns"], period_ns=res["period_ns"],
+        breakdown_ns={c: res[c] for c in cost.COMPONENTS},
+        mem_per_pe_bytes=float(terms.mem_bytes[0]),
+        mem_breakdown_bytes=parts,
+        mem_capacity_bytes=float(rt.capacity_for(parts["weights"], parts["workspace"], hw.pe_hbm_gb)),
+        fits=res["fits"],
+        bound=str(cost.bound_of(res)),
         pes_used=config.pes,
-        op_times_ns={k: scalar(v) for k, v in res["op_times_ns"].items()},
+        op_times_ns=res["op_times_ns"],
         op_flops=dict(zip(terms.table.names, (terms.table.flops[:, 0] * terms.table.mult[:, 0]).tolist())),
         op_bytes=dict(zip(terms.table.names, (terms.table.nbytes[:, 0] * terms.table.mult[:, 0]).tolist())),
         runtime_spec=rt,

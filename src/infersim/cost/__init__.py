@@ -34,7 +34,7 @@ import numpy as np
 
 from infersim.cost import collectives as coll
 from infersim.cost.attention import attention
-from infersim.cost.evaluate import bound_of, evaluate, knob_values
+from infersim.cost.evaluate import bound_of, evaluate, evaluate_one, knob_values
 from infersim.cost.ffn import dense_ffn
 from infersim.cost.geometry import Geometry, geometry
 from infersim.cost.head import head
@@ -100,13 +100,15 @@ def _op_kinds(hw: HardwareSpec, sigs: tuple) -> _OpKinds:
 
 
 def _table_eff(hw: HardwareSpec, rows, size: np.ndarray) -> np.ndarray:
-    """Each row's efficiency at its ``size`` from the hardware table that row names (one
-    interpolation per distinct table)."""
+    """Each row's efficiency at its ``size`` from the hardware table that row names
+    (``HardwareSpec.table_efficiency``: the log of the sizes once, one interpolation per
+    distinct table)."""
+    lg = np.log10(np.maximum(size, 1.0))
     if len(rows) == 1:
-        return hw.table_efficiency(rows[0][0], size)
+        return np.interp(lg, *hw.log_table(rows[0][0]))
     eff = np.empty_like(size)
     for name, idx in rows:
-        eff[idx] = hw.table_efficiency(name, size[idx])
+        eff[idx] = np.interp(lg[idx], *hw.log_table(name))
     return eff
 
 
@@ -136,7 +138,8 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     per_kind = dict.fromkeys(KINDS, 0.0)
     for o in raws:
         per_kind[o.kind] += o.mult * o.kernels
-    kernels = {k: np.full(g.n, v) for k, v in per_kind.items()}
+    ones = g.ones()                 # one config's geometry holds scalars (geometry.py): (N,) arrays
+    kernels = {k: v * ones for k, v in per_kind.items()}
     for b in blocks:
         for kind, launches in b.launches.items():
             kernels[kind] = kernels[kind] + launches
@@ -154,10 +157,11 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     return Terms(hw=hw, par=par, prefill=g.prefill, table=table,
                  attn_index=table.names.index(ring.op),
                  comms=comms,
-                 ring_step=ring.step, ring_mult=ring.mult, ring_hide=ring.hide, cp=g.cp, m=g.m, pp=g.pp,
+                 ring_step=ring.step, ring_mult=ring.mult * ones, ring_hide=ring.hide * ones,
+                 cp=g.cp * ones, m=g.m * ones, pp=g.pp * ones,
                  kernels=kernels, coll_calls=coll_calls, stages=stages,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
-                 seqs=g.b_all * g.ones(), mem_parts=parts)
+                 seqs=g.b_all * ones, mem_parts=parts)
 
 
 def blocks_of(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload):
@@ -174,5 +178,5 @@ def prepare(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload) ->
     return combine(model, hw, par, g, blocks)
 
 
-__all__ = ["prepare", "evaluate", "bound_of", "BOUND_GROUPS", "knob_values", "Terms", "COMPONENTS",
+__all__ = ["prepare", "evaluate", "evaluate_one", "bound_of", "BOUND_GROUPS", "knob_values", "Terms", "COMPONENTS",
            "COMM_COMPONENTS", "RUNTIME_COMPONENTS", "KNOBS"]

@@ -47,7 +47,7 @@ as used by NCCL's double binary trees; TensorRT-LLM's one-shot custom all-reduce
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -199,13 +199,11 @@ class CommTable:
 
     @classmethod
     def of(cls, rows: list[tuple[str, str, Comm]], n: int, kind_order) -> "CommTable":
-        rows = sorted(rows, key=lambda r: kind_order.index(r[1]))
-        blocks = []
-        for a in sorted({r[2].algorithms for r in rows}):
-            sel = [r for r in rows if r[2].algorithms == a]
-            blocks.append(CommBlock(tuple(r[2].c for r in sel), tuple(r[2].k for r in sel),
-                                    tuple(r[0] for r in sel), tuple(r[1] for r in sel)))
-        return cls(blocks)
+        """``rows`` of (component, kind, collective), sorted by kind (stable) into one block per
+        number of algorithm choices."""
+        layout = _layout(tuple((r[0], r[1], r[2].algorithms) for r in rows), tuple(kind_order))
+        return cls([CommBlock(tuple(rows[i][2].c for i in idx), tuple(rows[i][2].k for i in idx), comps, kinds)
+                    for idx, comps, kinds in layout])
 
     def __len__(self) -> int:
         return sum(len(b.kinds) for b in self.blocks)
@@ -221,6 +219,19 @@ class CommTable:
     def time_on(self, links: LinkTerms) -> list[np.ndarray]:
         """Per block, (U, R, N) times of its rows on U link sets (:func:`link_time`)."""
         return [link_time(b.c, b.k, links) for b in self.blocks]
+
+
+@lru_cache(maxsize=1024)
+def _layout(sig: tuple, kind_order: tuple) -> tuple:
+    """(row indices, their components, their kinds) of each :class:`CommBlock` for rows of
+    signature (component, kind, algorithms): the rows in ``kind_order`` (stable), split by their
+    number of algorithms (cached: every evaluation of a model states the same collectives)."""
+    order = sorted(range(len(sig)), key=lambda i: kind_order.index(sig[i][1]))
+    out = []
+    for a in sorted({x[2] for x in sig}):
+        idx = tuple(i for i in order if sig[i][2] == a)
+        out.append((idx, tuple(sig[i][0] for i in idx), tuple(sig[i][1] for i in idx)))
+    return tuple(out)
 
 
 class Levels:

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from infersim.cost.collectives import LinkTerms
+from infersim.cost.collectives import LinkTerms, link_time
 from infersim.cost.runs import group_sums, row_sums
 from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 from infersim.errors import InferSimError
@@ -178,22 +178,28 @@ def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime
     return _tiled(len(peak_per_ns), len(terms), len(tab), price)
 
 
-def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool) -> dict:
+def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool, floats: bool = False) -> dict:
     """Per kind (and with ``breakdown`` per component) collective time, and the ring step time,
-    for U link-bandwidth rows: (U, N) arrays, each block of collectives in one broadcast."""
+    for U link-bandwidth rows: (U, N) arrays, each block of collectives in one broadcast
+    (``floats``: one config on one link row, the sums as Python floats, the same bits)."""
     hw = terms.hw
     lt = LinkTerms(1.0 / (links * np.asarray(hw.link_effs())), np.asarray(hw.link_alpha_ns(), dtype=float), True)
     out: dict = {"kinds": {}, "components": {}, "ring_step": terms.ring_step.time_on(lt)}
+    if floats:
+        out["ring_step"] = float(out["ring_step"][0, 0])
     for blk in terms.comms.blocks:
         def price(us, ns, blk=blk):
-            t = blk.row_times(ns, LinkTerms(lt.inv[us], lt.alpha, True))
+            if floats:          # one config, one link row: the (1, R, 1) times as floats
+                t = link_time(blk.c, blk.k, lt).ravel().tolist()
+            else:
+                t = blk.row_times(ns, LinkTerms(lt.inv[us], lt.alpha, True))
             (names, slices), part = blk.kind_runs, {}
             part["kinds"] = dict(zip(names, row_sums(t, slices)))
             if breakdown:
                 (names, slices), order = blk.component_runs
                 part["components"] = dict(zip(names, row_sums([t[i] for i in order], slices)))
             return part
-        part = _tiled(len(links), len(terms), blk.depth, price)
+        part = price(slice(None), slice(None)) if floats else _tiled(len(links), len(terms), blk.depth, price)
         for key, sums in part.items():
             for name, v in sums.items():
                 out[key][name] = out[key][name] + v if name in out[key] else v
@@ -232,7 +238,7 @@ def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
         host_all = sum(terms.kernels[k] for k in KINDS) * host_ns
     A, fixed = host_exposed(device, host_all, step_host_ns(rt, terms.seqs), rt.host_overlap)
     out = {"device": device, "A": A, "bubble": 0.0}
-    if not np.any(terms.pp > 1):
+    if not (terms.pp > 1 if isinstance(terms.pp, float) else np.any(terms.pp > 1)):
         out["latency"] = out["period"] = A + fixed
         return out
     stages = []
@@ -272,6 +278,11 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
     k = knob_values(hw, knobs)
     arrays = [k[x] for x in KNOBS if not isinstance(k[x], float)]     # hw.knobs() gives floats
     batched = any(np.ndim(a) > 0 for a in arrays)
+    if not batched and len(terms) == 1:
+        one = lambda x: np.array([x], dtype=float).ravel()  # noqa: E731
+        return {n: ({a: one(b) for a, b in v.items()} if isinstance(v, dict) else
+                    np.array([v]) if n == "fits" else one(v))
+                for n, v in _evaluate_one(terms, k, rt, breakdown).items()}
     H = max([int(np.size(a)) for a in arrays] + [1] * (len(arrays) < len(KNOBS)))
     vec = lambda x: np.broadcast_to(np.ravel(np.asarray(k[x], dtype=float)), (H,))  # noqa: E731
     if batched:
@@ -283,44 +294,105 @@ def evaluate(terms: Terms, knobs: dict | None = None, runtime=None, breakdown: b
         ia = ib = np.zeros(1, dtype=np.int64)
     ops = _op_times(terms, roof[:, :1] * 1e3, roof[:, 1:2], rt, breakdown)
     com = _comm_times(terms, links, breakdown)
-
-    ring = exposed_ring(terms.ring_mult, com["ring_step"][ib], ops["attn"][ia], terms.cp, terms.ring_hide)
-    gap = rt.kernel_gap_ns * rt.launch_multiplier
-    kind_t = {}
-    for kind in KINDS:
-        t = terms.kernels[kind] * gap + collective_calls_ns(terms, kind, rt)
-        if kind in ops["kinds"]:
-            t = t + ops["kinds"][kind][ia]
-        if kind in com["kinds"]:
-            t = t + com["kinds"][kind][ib]
-        kind_t[kind] = t
-    kind_t["all"] = kind_t["all"] + ring
-    pipe = _pipeline(terms, kind_t, rt)
+    ops = {"attn": ops["attn"][ia], "kinds": {n: v[ia] for n, v in ops["kinds"].items()},
+           "ops": {n: v[ia] for n, v in ops["ops"].items()},
+           **{c: ops[c][ia] if np.ndim(ops[c]) else ops[c] for c in ("compute", "hbm", "floor")}}
+    com = {"ring_step": com["ring_step"][ib], "kinds": {n: v[ib] for n, v in com["kinds"].items()},
+           "components": {n: v[ib] for n, v in com["components"].items()}}
     fits = terms.fits(vec("pe_hbm_gb")[:, None] if batched else np.array([[float(k["pe_hbm_gb"])]]), rt)
-    out = {"total_ns": pipe["latency"] + np.zeros((H, 1)), "period_ns": pipe["period"] + np.zeros((H, 1)),
-           "fits": fits}
-    if breakdown:
-        zeros = np.zeros((H, len(terms)))        # every component as an (H, N) array of its own
-        gaps = sum(terms.kernels[kd] for kd in KINDS) * gap
-        out.update(compute=ops["compute"][ia], hbm=ops["hbm"][ia], kernel_floor=ops["floor"][ia],
-                   cp_ring=ring, kernel_gaps=gaps, host_launch=pipe["A"] - pipe["device"],
-                   step_fixed=(1.0 - rt.host_overlap) * rt.step_fixed_ns,
-                   seq_host=(1.0 - rt.host_overlap) * rt.seq_ns * terms.seqs, pp_bubble=pipe["bubble"])
-        for name in COMM_COMPONENTS:
-            out[name] = com["components"][name][ib] if name in com["components"] else 0.0
-        out["collective_calls"] = sum(collective_calls_ns(terms, kd, rt) for kd in KINDS)
-        out["op_times_ns"] = {n: t[ia] for n, t in ops["ops"].items()}
-        for name in COMPONENTS:
-            out[name] = out[name] + zeros
+    out = _assemble(terms, ops, com, rt, breakdown)
+    out["fits"] = fits
+    for name in ("total_ns", "period_ns") + (COMPONENTS if breakdown else ()):
+        out[name] = out[name] + np.zeros((H, len(terms)))    # every entry an (H, N) array of its own
     if not batched:
         out = {n: ({a: b[0] for a, b in v.items()} if isinstance(v, dict) else v[0])
                for n, v in out.items()}
     return out
 
 
+def _assemble(terms, ops: dict, com: dict, rt: Runtime, breakdown: bool) -> dict:
+    """Latency, period and (with ``breakdown``) the components from the operators' and the
+    collectives' times per kind (:func:`_op_times`, :func:`_comm_times`, gathered per candidate)
+    and the configs' launch and host terms (``terms``: :class:`Terms`, or one config's
+    :class:`_One`): the formulas of the module docstring, on arrays or on floats alike."""
+    ring = exposed_ring(terms.ring_mult, com["ring_step"], ops["attn"], terms.cp, terms.ring_hide)
+    gap = rt.kernel_gap_ns * rt.launch_multiplier
+    kind_t = {}
+    for kind in KINDS:
+        t = terms.kernels[kind] * gap + collective_calls_ns(terms, kind, rt)
+        if kind in ops["kinds"]:
+            t = t + ops["kinds"][kind]
+        if kind in com["kinds"]:
+            t = t + com["kinds"][kind]
+        kind_t[kind] = t
+    kind_t["all"] = kind_t["all"] + ring
+    pipe = _pipeline(terms, kind_t, rt)
+    out = {"total_ns": pipe["latency"], "period_ns": pipe["period"]}
+    if breakdown:
+        gaps = sum(terms.kernels[kd] for kd in KINDS) * gap
+        out.update(compute=ops["compute"], hbm=ops["hbm"], kernel_floor=ops["floor"],
+                   cp_ring=ring, kernel_gaps=gaps, host_launch=pipe["A"] - pipe["device"],
+                   step_fixed=(1.0 - rt.host_overlap) * rt.step_fixed_ns,
+                   seq_host=(1.0 - rt.host_overlap) * rt.seq_ns * terms.seqs, pp_bubble=pipe["bubble"])
+        for name in COMM_COMPONENTS:
+            out[name] = com["components"].get(name, 0.0)
+        out["collective_calls"] = sum(collective_calls_ns(terms, kd, rt) for kd in KINDS)
+        out["op_times_ns"] = ops["ops"]
+    return out
+
+
+class _One:
+    """One config's launch and host terms as Python floats (what :func:`_assemble` reads)."""
+
+    __slots__ = ("ring_mult", "cp", "ring_hide", "kernels", "coll_calls", "seqs", "pp", "m",
+                 "prefill", "stages")
+
+    def __init__(self, terms: Terms):
+        f = lambda a: float(a[0]) if np.ndim(a) else float(a)  # noqa: E731
+        self.ring_mult, self.cp, self.ring_hide = f(terms.ring_mult), f(terms.cp), f(terms.ring_hide)
+        self.seqs, self.pp, self.m, self.prefill = f(terms.seqs), f(terms.pp), f(terms.m), terms.prefill
+        self.kernels = {kd: f(v) for kd, v in terms.kernels.items()}
+        self.coll_calls = {kd: (f(a), f(b)) for kd, (a, b) in terms.coll_calls.items()}
+        self.stages = [{kd: f(v) for kd, v in st.items()} for st in terms.stages] if self.pp > 1 else []
+
+
+def evaluate_one(terms: Terms, runtime=None, breakdown: bool = True) -> dict:
+    """:func:`evaluate` of one config (``terms`` of length one) on its own hardware, as Python
+    floats (``fits``: a bool): what ``simulate()`` reads."""
+    return _evaluate_one(terms, terms.hw.knobs(), get_runtime(runtime), breakdown)
+
+
+def _evaluate_one(terms: Terms, k: dict, rt: Runtime, breakdown: bool) -> dict:
+    """:func:`evaluate` of one config on one candidate (a ``simulate()`` call): the operators and
+    each block of collectives priced in one broadcast as for many configs, the sums and the
+    pipeline on Python floats (the same IEEE operations in the same order: the same bits)."""
+    tab, hw = terms.table, terms.hw
+    qc, qm = _quality(tab.klasses, rt)
+    tc = tab.f / (np.float64(k["peak_tflops_f16"] * 1e3) * qc)
+    tm = tab.m / (np.float64(k["bw_hbm_gbs"]) * qm)
+    t = op_time(tc, tm, tab.kernels * (hw.kernel_latency_ns * rt.launch_multiplier), hw.ridge_overlap)
+    w = (t * tab.mult).ravel().tolist()
+    names, slices = tab.kind_runs
+    ops: dict = {"attn": float(t[terms.attn_index, 0]), "kinds": dict(zip(names, row_sums(w, slices))),
+                 "ops": {}, "compute": 0.0, "hbm": 0.0, "floor": 0.0}
+    if breakdown:
+        roof = op_time(tc, tm, 0.0, hw.ridge_overlap)
+        c_dom, every = tc >= tm, (slice(None),)
+        ops["compute"], = row_sums((np.where(c_dom, roof, 0.0) * tab.mult).ravel().tolist(), every)
+        ops["hbm"], = row_sums((np.where(c_dom, 0.0, roof) * tab.mult).ravel().tolist(), every)
+        ops["floor"], = row_sums(((t - roof) * tab.mult).ravel().tolist(), every)
+        ops["ops"] = dict(zip(tab.names, w))
+    links = np.array([[k["bw_intra_gbs"], k["bw_inter_gbs"], k["bw_intersip_gbs"]]], dtype=float)
+    com = _comm_times(terms, links, breakdown, floats=True)
+    out = {n: float(v) if n != "op_times_ns" else v for n, v in _assemble(_One(terms), ops, com, rt, breakdown).items()}
+    out["fits"] = bool(terms.fits(float(k["pe_hbm_gb"]), rt)[0])
+    return out
+
+
 def bound_of(result: dict) -> np.ndarray:
     """'compute', 'memory', 'comm' or 'overhead': which share of the step dominates each config
-    (overhead = kernel gaps + exposed host launches + the fixed per-step cost)."""
+    (overhead = kernel gaps + exposed host launches + the fixed per-step cost); one name for
+    :func:`evaluate_one`'s floats."""
     shares = [sum(result[c] for c in comps) for comps in BOUND_GROUPS.values()]
     return _BOUND_NAMES[np.argmax(np.stack(np.broadcast_arrays(*shares)), axis=0)]
 

@@ -15,7 +15,7 @@ and the first stage also holds the embedding, the last the LM head.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, reduce
 
 import numpy as np
 
@@ -167,5 +167,5 @@ def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, n
         at = np.arange(len(top))
         weights[sel], kv_cache[sel] = w[at, top], c[at, top]
     acts = [a for m in mems for a in m.activations]
-    workspace = np.maximum.reduce(acts) + sum(m.buffers for m in mems)
+    workspace = reduce(np.maximum, acts) + sum(m.buffers for m in mems)   # scalars or (N,) arrays
     return {"weights": weights, "kv_cache": kv_cache, "workspace": workspace * ones}

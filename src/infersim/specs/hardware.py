@@ -256,6 +256,11 @@ class HardwareSpec:
         and flat beyond its ends."""
         return _interp_log(size, getattr(self, table))
 
+    def log_table(self, table: str) -> tuple[np.ndarray, np.ndarray]:
+        """(log10 sizes, efficiencies) of the efficiency table ``table``: ``table_efficiency`` is
+        ``np.interp(log10(max(size, 1)), *log_table(table))``."""
+        return _log_table(getattr(self, table))
+
     def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16", attn: bool = False) -> np.ndarray:
         """Achievable fraction of the ``dtype`` tensor peak for an operator of ``flops`` (per PE),
         from :meth:`compute_table`."""
