@@ -73,8 +73,8 @@ class _OpKinds:
     order: tuple[int, ...]             # the operators in KINDS order (stable)
     ctables: tuple[str, ...]
     mtables: tuple[str, ...]
-    crows: tuple[tuple[str, list[int]], ...]     # (table, the rows it prices)
-    mrows: tuple[tuple[str, list[int]], ...]
+    crows: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]   # (log sizes, effs, the rows it prices)
+    mrows: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]
     scale: np.ndarray                  # (ops, 1): fp8 attention factor · tensor rate · clock
     mult: np.ndarray                   # (ops, 1)
     kernels: np.ndarray                # (ops, 1)
@@ -93,22 +93,23 @@ def _op_kinds(hw: HardwareSpec, sigs: tuple) -> _OpKinds:
         a.setflags(write=False)
         return a
     attn_eff = col(FP8_ATTN_EFF if a and s[2] == "fp8" and fp8_attn else 1.0 for s, a in zip(sigs, attn))
-    rows = lambda tables: tuple((t, [i for i, x in enumerate(tables) if x == t]) for t in dict.fromkeys(tables))  # noqa: E731
+    rows = lambda tables: tuple((*hw.log_table(t), np.array([i for i, x in enumerate(tables) if x == t], dtype=np.intp))  # noqa: E731
+                                for t in dict.fromkeys(tables))
     scale = col(attn_eff * col(hw.tensor_rate(s[2]) for s in sigs) * hw.clock_fraction)
     return _OpKinds(order, ctables, mtables, rows(ctables), rows(mtables), scale,
                     col(s[4] for s in sigs), col(s[5] for s in sigs))
 
 
-def _table_eff(hw: HardwareSpec, rows, size: np.ndarray) -> np.ndarray:
-    """Each row's efficiency at its ``size`` from the hardware table that row names
+def _table_eff(rows, size: np.ndarray) -> np.ndarray:
+    """Each row's efficiency at its ``size`` from the hardware table that prices it
     (``HardwareSpec.table_efficiency``: the log of the sizes once, one interpolation per
-    distinct table)."""
+    distinct table; ``rows``: :class:`_OpKinds`' (log sizes, efficiencies, row indices))."""
     lg = np.log10(np.maximum(size, 1.0))
     if len(rows) == 1:
-        return np.interp(lg, *hw.log_table(rows[0][0]))
+        return np.interp(lg, rows[0][0], rows[0][1])
     eff = np.empty_like(size)
-    for name, idx in rows:
-        eff[idx] = np.interp(lg[idx], *hw.log_table(name))
+    for xs, ys, idx in rows:
+        eff[idx] = np.interp(lg[idx], xs, ys)
     return eff
 
 
@@ -123,8 +124,8 @@ def op_table(hw: HardwareSpec, raws: list[RawOp], n: int) -> OpTable:
     flops, nbytes, problems = np.empty((k, n)), np.empty((k, n)), np.empty((k, n))
     for i, o in enumerate(raws):
         flops[i], nbytes[i], problems[i] = o.flops, o.nbytes, o.problems
-    f = flops / (_table_eff(hw, kinds.crows, flops / problems) * kinds.scale)
-    m = nbytes / _table_eff(hw, kinds.mrows, nbytes / problems)
+    f = flops / (_table_eff(kinds.crows, flops / problems) * kinds.scale)
+    m = nbytes / _table_eff(kinds.mrows, nbytes / problems)
     return OpTable(tuple(o.name for o in raws), f, m, flops, nbytes, kinds.mult, kinds.kernels,
                    tuple(o.kind for o in raws), tuple(o.klass for o in raws), kinds.ctables, kinds.mtables)
 
@@ -145,11 +146,6 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
             kernels[kind] = kernels[kind] + launches
     rows = [r for b in blocks for r in b.comms]
     comms = coll.CommTable.of([(component, kind, c) for component, kind, c, _ in rows], g.n, KINDS)
-    coll_calls: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for _, kind, c, calls in rows:
-        net = c.k[:, 2, :].max(axis=0) > 0          # the collective spans SiPs (nodes)
-        local, across = coll_calls.get(kind, (0.0, 0.0))
-        coll_calls[kind] = (local + calls * ~net, across + calls * net)
     ring = next(b.ring for b in blocks if b.ring is not None)
     stages = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])
@@ -159,9 +155,26 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
                  comms=comms,
                  ring_step=ring.step, ring_mult=ring.mult * ones, ring_hide=ring.hide * ones,
                  cp=g.cp * ones, m=g.m * ones, pp=g.pp * ones,
-                 kernels=kernels, coll_calls=coll_calls, stages=stages,
+                 kernels=kernels, coll_calls=_collective_calls(rows, comms, g.n), stages=stages,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
                  seqs=g.b_all * ones, mem_parts=parts)
+
+
+def _collective_calls(rows: list, comms: coll.CommTable, n: int) -> dict:
+    """Per kind, (calls inside a node, calls across nodes) per step of the blocks' collectives
+    ``rows`` (component, kind, collective, calls): a collective spans SiPs (nodes) where it has
+    hops at the SiP level. (N,) arrays, Python floats for one config (whole numbers: the sums
+    are exact in any order)."""
+    out: dict = {}
+    for blk in comms.blocks:
+        net = blk.k[:, 2].max(axis=0) > 0                   # (rows, N), one reduction per block
+        nets = net.ravel().tolist() if n == 1 else list(net)
+        for i, x in zip(blk.rows, nets):
+            kind, calls = rows[i][1], rows[i][3]
+            calls = calls.item() if n == 1 else calls
+            local, across = out.get(kind, (0.0, 0.0))
+            out[kind] = (local + calls * (1 - x), across + calls * x)
+    return out
 
 
 def blocks_of(model: ModelSpec, hw: HardwareSpec, par: ParArrays, wl: Workload):

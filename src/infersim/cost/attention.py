@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from infersim.cost import collectives as coll
-from infersim.cost.geometry import Geometry
+from infersim.cost.geometry import Geometry, where
 from infersim.cost.terms import Block, Ring
 from infersim.specs.model import DTYPE_BYTES, ModelSpec
 
@@ -65,7 +65,7 @@ def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
         blk.gemm(model, "qkv_proj", flops, w_qkv + tok_pe * (h + q_dim / g.tp + lora + rope) * ab, L, 4, attn=True)
         return w_qkv, q_cols, kv_cols
     d, nq, nkv = float(model.head_dim), float(model.n_heads), g.attn.nkv
-    kv_proj_heads = np.where(g.kv_mode == 1, nkv / g.tp, np.maximum(nkv / g.tp, 1.0))
+    kv_proj_heads = where(g.kv_mode == 1, nkv / g.tp, np.maximum(nkv / g.tp, 1.0))
     q_cols = nq * d / g.tp
     kv_cols = 2.0 * d * kv_proj_heads
     bias = (q_cols + kv_cols) * wb if model.qkv_bias else 0.0
@@ -78,18 +78,18 @@ def _qkv_projection(model: ModelSpec, g: Geometry, blk: Block):
 def _attention_core(model: ModelSpec, g: Geometry, blk: Block) -> np.ndarray:
     """Adds the attention op; returns the query rows whose O, m, l a PE holds (tok_q)."""
     a, L = g.attn, float(model.n_layers)
-    attn_share = np.where(g.is_kv_ring & (not g.prefill), 1.0, 1.0 / g.cp)  # decode pass-KV: redundant
+    attn_share = where(g.is_kv_ring & (not g.prefill), 1.0, 1.0 / g.cp)  # decode pass-KV: redundant
     # pass-Q decode serves every rank's padded share of the batch (geometry's tok_pe): at batch 1
     # every rank reads its whole KV chunk cp times (Meta, arXiv 2411.01783 sec. 4.3 and Table 8)
-    b_att = g.b if g.prefill else np.where(g.q_split, g.tok_pe * g.cp / g.T, g.b)
+    b_att = g.b if g.prefill else where(g.q_split, g.tok_pe * g.cp / g.T, g.b)
     flops = b_att * g.pairs * g.qh_pe * a.flops_per_pair_head / g.seq_split * attn_share
-    kv_tokens = g.kv_read_ctx / g.seq_split * np.where(g.is_kv_ring, 1.0, 1.0 / g.cp)
+    kv_tokens = g.kv_read_ctx / g.seq_split * where(g.is_kv_ring, 1.0, 1.0 / g.cp)
     # queries that visit each KV block a PE holds: pass-KV its own T/cp, pass-Q all T
-    q_seq = np.where(g.ring == 1, g.T, g.T / g.cp) if g.prefill else g.T
+    q_seq = where(g.ring == 1, g.T, g.T / g.cp) if g.prefill else g.T
     rect = g.pairs / (g.T * g.kv_read_ctx)          # causal (and window) fraction of the (q, kv) rectangle
     kv_passes = np.maximum(1.0, q_seq * rect / Q_TILE)
     kv_read = b_att * kv_tokens * g.kvh_pe * a.kv_width * g.kvb * kv_passes
-    tok_q = np.where(g.ring == 1, g.tok_pe * g.cp, g.tok_pe)   # pass-Q: every rank's queries visit
+    tok_q = where(g.ring == 1, g.tok_pe * g.cp, g.tok_pe)   # pass-Q: every rank's queries visit
     nbytes = (kv_read + 2.0 * tok_q * g.qh_pe * a.q_width * g.ab
               + g.tok_pe * g.kvh_pe * a.kv_width * g.kvb / g.seq_split)
     blk.op("attention", flops, nbytes, L, 1, dtype=model.attention_dtype(g.prefill), klass="attn")
@@ -101,13 +101,13 @@ def _combines(model: ModelSpec, g: Geometry, blk: Block, tok_q) -> None:
     a, L = g.attn, float(model.n_layers)
     q_bytes = g.tok_pe * g.qh_pe * a.q_width * g.cb
     oml_bytes = g.tok_pe * g.qh_pe * (a.q_width * g.cb + ML_BYTES)
-    seq_on = (g.seq_split > 1).astype(float)
+    seq_on = 1.0 * (g.seq_split > 1)
     blk.comm("kv_seq_combine", (coll.all_gather(q_bytes * seq_on, g.lv_seq)
                                 + coll.reduce_scatter(oml_bytes * seq_on, g.lv_seq)).scale(L),
              "all", 2 * L * seq_on)
     # pass-Q: a rank holds a partial O, m, l of every query that visited it; an all-to-all
     # returns them to the queries' owners (prefill and decode alike)
-    qoml_on = ((g.ring == 1) & (g.cp > 1)).astype(float)
+    qoml_on = 1.0 * ((g.ring == 1) & (g.cp > 1))
     oml_all = tok_q * g.qh_pe * (a.q_width * g.cb + ML_BYTES) * qoml_on
     blk.comm("cp_combine", coll.all_to_all(oml_all, g.lv_cp).scale(L), "all", L * qoml_on)
 
@@ -121,11 +121,11 @@ def _ring(model: ModelSpec, g: Geometry, blk: Block) -> tuple[Ring, np.ndarray]:
     a = g.attn
     kv_chunk = g.b * (g.kv_ctx / g.cp) / g.seq_split * g.kvh_pe * a.kv_width * g.kvb
     q_chunk = g.tok_pe * g.qh_pe * a.q_width * g.cb
-    step_bytes = np.where(g.ring == 0, kv_chunk, q_chunk) * (g.cp > 1)
-    hide = np.where((g.ring == 1) & (not g.prefill), 0.0, 1.0)
+    step_bytes = where(g.ring == 0, kv_chunk, q_chunk) * (g.cp > 1)
+    hide = where((g.ring == 1) & (not g.prefill), 0.0, 1.0)
     ring = Ring("attention", coll.ring_step(step_bytes, g.lv_cp), (g.cp - 1.0) * float(model.n_layers), hide)
     blk.launches["all"] = blk.launches.get("all", 0.0) + 2.0 * ring.mult * (step_bytes > 0)
-    return ring, np.where(g.is_kv_ring, 2.0 * kv_chunk, 0.0)
+    return ring, where(g.is_kv_ring, 2.0 * kv_chunk, 0.0)
 
 
 def attention(model: ModelSpec, g: Geometry) -> Block:

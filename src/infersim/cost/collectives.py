@@ -143,13 +143,21 @@ def link_time(c: np.ndarray, k: np.ndarray, links: LinkTerms) -> np.ndarray:
 STACK_MAX_N = 256
 
 
+def _stack_rows(rows: tuple) -> np.ndarray:
+    """(A, 3, N) rows as one (A, 3, R, N) array: ``np.stack(rows, axis=2)``'s values, as a view
+    of one copy (a third of np.stack's cost for the few tiny rows of one config)."""
+    return np.array(rows).transpose(1, 2, 0, 3)
+
+
 class CommBlock:
     """Collectives of N configs with the same number A of algorithm choices: per row (one per
     (component, kind, collective), rows of one kind consecutive) bytes ``cs[r]`` and hops
     ``ks[r]`` of shape (A, 3 levels, N); ``c`` / ``k`` stack them to (A, 3, R, N) on first use."""
 
-    def __init__(self, cs: tuple, ks: tuple, components: tuple[str, ...], kinds: tuple[str, ...]):
+    def __init__(self, cs: tuple, ks: tuple, components: tuple[str, ...], kinds: tuple[str, ...],
+                 rows: tuple[int, ...] = ()):
         self.cs, self.ks, self.components, self.kinds = cs, ks, components, kinds
+        self.rows = rows            # each row's index in the rows the table was built from
         self.n = cs[0].shape[-1]
         self.kind_runs = runs(kinds)
         #: (runs of the rows sorted by component, that order)
@@ -157,11 +165,11 @@ class CommBlock:
 
     @cached_property
     def c(self) -> np.ndarray:
-        return np.stack(self.cs, axis=2)
+        return _stack_rows(self.cs)
 
     @cached_property
     def k(self) -> np.ndarray:
-        return np.stack(self.ks, axis=2)
+        return _stack_rows(self.ks)
 
     @property
     def depth(self) -> int:
@@ -202,7 +210,7 @@ class CommTable:
         """``rows`` of (component, kind, collective), sorted by kind (stable) into one block per
         number of algorithm choices."""
         layout = _layout(tuple((r[0], r[1], r[2].algorithms) for r in rows), tuple(kind_order))
-        return cls([CommBlock(tuple(rows[i][2].c for i in idx), tuple(rows[i][2].k for i in idx), comps, kinds)
+        return cls([CommBlock(tuple(rows[i][2].c for i in idx), tuple(rows[i][2].k for i in idx), comps, kinds, idx)
                     for idx, comps, kinds in layout])
 
     def __len__(self) -> int:

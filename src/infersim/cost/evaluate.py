@@ -348,7 +348,7 @@ class _One:
                  "prefill", "stages")
 
     def __init__(self, terms: Terms):
-        f = lambda a: float(a[0]) if np.ndim(a) else float(a)  # noqa: E731
+        f = lambda a: float(a[0]) if isinstance(a, np.ndarray) and a.ndim else float(a)  # noqa: E731
         self.ring_mult, self.cp, self.ring_hide = f(terms.ring_mult), f(terms.cp), f(terms.ring_hide)
         self.seqs, self.pp, self.m, self.prefill = f(terms.seqs), f(terms.pp), f(terms.m), terms.prefill
         self.kernels = {kd: f(v) for kd, v in terms.kernels.items()}
@@ -394,6 +394,8 @@ def bound_of(result: dict) -> np.ndarray:
     (overhead = kernel gaps + exposed host launches + the fixed per-step cost); one name for
     :func:`evaluate_one`'s floats."""
     shares = [sum(result[c] for c in comps) for comps in BOUND_GROUPS.values()]
+    if all(type(x) is float for x in shares):          # one config's floats: the first largest
+        return _BOUND_NAMES[max(range(len(shares)), key=shares.__getitem__)]
     return _BOUND_NAMES[np.argmax(np.stack(np.broadcast_arrays(*shares)), axis=0)]
 
 

@@ -102,21 +102,40 @@ def _group_levels(par: ParArrays, seq_split: np.ndarray, ppc: int, pps: int) -> 
                         np.stack([par.tp, par.cp, par.pp, seq_split, par.dp]), ppc, pps).astype(float)
 
 
+def _level_set(lv: np.ndarray, q_split, ffn_tpcp) -> dict[str, Levels]:
+    """Every group's :class:`Levels` from :func:`_group_levels`' (3, 5, N) array: TP, CP, PP,
+    the KV-sequence split and DP, and the groups built from them."""
+    lv_tp, lv_cp = lv[:, 0], lv[:, 1]
+    lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
+    return dict(lv_tp=Levels(lv_tp), lv_cp=Levels(lv_cp), lv_pp=Levels(lv[:, 2]), lv_tpcp=Levels(lv_tpcp),
+                lv_rep=Levels(where(_row(q_split), lv_tp, lv_tpcp)), lv_seq=Levels(lv[:, 3]),
+                lv_ffn=Levels(where(_row(ffn_tpcp), lv_tpcp, lv_tp)), lv_dp=Levels(lv[:, 4]))
+
+
 @lru_cache(maxsize=4096)
-def _one_config_levels(key: tuple, ppc: int, pps: int) -> np.ndarray:
+def _one_config_level_set(key: tuple, ppc: int, pps: int, q_split: bool, ffn_tpcp: bool) -> dict[str, Levels]:
     par = ParArrays(**{f: np.array([v], dtype=np.int64) for f, v in zip(FIELDS, key[:-1])})
     lv = _group_levels(par, np.array([key[-1]], dtype=np.int64), ppc, pps)
     lv.setflags(write=False)
-    return lv
+    return _level_set(lv, q_split, ffn_tpcp)
 
 
-def _levels(par: ParArrays, seq_split: np.ndarray, ppc: int, pps: int) -> np.ndarray:
-    """:func:`_group_levels`; one config's (a ``simulate()`` call's) from a cache keyed by its
-    fields: they depend on the parallelism and the topology only, not on the workload."""
+def _levels(par: ParArrays, seq_split, q_split, ffn_tpcp, ppc: int, pps: int) -> dict[str, Levels]:
+    """:func:`_level_set` of :func:`_group_levels`; one config's (a ``simulate()`` call's) from a
+    cache keyed by its fields: they depend on the parallelism and the topology only, not on the
+    workload (its Levels keep their collectives' terms from call to call: read-only)."""
     if len(par) == 1:
-        key = tuple(int(getattr(par, f)[0]) for f in FIELDS) + (int(seq_split[0]),)
-        return _one_config_levels(key, ppc, pps)
-    return _group_levels(par, seq_split, ppc, pps)
+        key = tuple(int(getattr(par, f)[0]) for f in FIELDS) + (int(seq_split),)
+        return _one_config_level_set(key, ppc, pps, bool(q_split), bool(ffn_tpcp))
+    return _level_set(_group_levels(par, seq_split.astype(np.int64), ppc, pps), q_split, ffn_tpcp)
+
+
+def where(cond, a, b):
+    """``np.where(cond, a, b)``; a scalar condition (one config's geometry) picks ``a`` or ``b``
+    itself, without NumPy's call cost."""
+    if isinstance(cond, np.ndarray):
+        return np.where(cond, a, b)
+    return a if cond else b
 
 
 def _row(x):
@@ -142,15 +161,15 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     m = f64(par.microbatches)
     batch = f64(wl.batch if par.batch is None else par.batch)
     b_all = np.ceil(batch / dp)
-    chunks = np.where(m > b_all, m / b_all, 1.0)
-    b = np.where(m > b_all, 1.0, np.ceil(b_all / m))
+    chunks = where(m > b_all, m / b_all, 1.0)
+    b = where(m > b_all, 1.0, np.ceil(b_all / m))
     T = float(wl.new_tokens) / chunks
     tok = b * T
     # pass-Q decode (Meta's batched ring pass-Q, arXiv 2411.01783 sec. 3.6) shards the batch
     # round-robin over the CP ranks, padded to a multiple of cp (sec. 4.3); pass-KV decode
     # keeps every query on every rank
     q_split = pick(np.full(len(par), True)) if prefill else (ring == 1) & (cp > 1)
-    tok_pe = tok / cp if prefill else np.where(q_split, np.ceil(b / cp) * T, tok)
+    tok_pe = tok / cp if prefill else where(q_split, np.ceil(b / cp) * T, tok)
     ffn_tpcp = pick(par.ffn_shard_scope) == 1
     # sliding / chunked layers cache and attend to fewer tokens: layer averages (model.py)
     L = float(model.n_layers)
@@ -159,14 +178,11 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
 
     kvg = np.minimum(attn.nkv, tp)
     seq, hybrid = kv_mode == 1, kv_mode == 2
-    seq_split = np.where(seq, tp, np.where(hybrid, tp / kvg, 1.0))
-    kvh_pe = np.where(seq, attn.nkv, np.maximum(attn.nkv / tp, 1.0))
-    qh_pe = np.where(seq, nq, np.where(hybrid, nq / kvg, nq / tp))
+    seq_split = where(seq, tp, where(hybrid, tp / kvg, 1.0))
+    kvh_pe = where(seq, attn.nkv, np.maximum(attn.nkv / tp, 1.0))
+    qh_pe = where(seq, nq, where(hybrid, nq / kvg, nq / tp))
 
-    lv = _levels(par, np.atleast_1d(seq_split).astype(np.int64), topo.pes_per_cube, topo.pes_per_sip)
-    lv_tp, lv_cp = lv[:, 0], lv[:, 1]
-    lv_tpcp = lv_tp * lv_cp                         # nested groups: levels multiply
-    lv_rep = np.where(_row(q_split), lv_tp, lv_tpcp)
+    levels = _levels(par, seq_split, q_split, ffn_tpcp, topo.pes_per_cube, topo.pes_per_sip)
     return Geometry(
         n=len(par), prefill=prefill, attn=attn,
         wb=DTYPE_BYTES[model.weight_dtype], ab=DTYPE_BYTES[model.act_dtype],
@@ -178,12 +194,8 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
         kv_read_ctx=kv_ctx if prefill else pairs / float(wl.new_tokens), pairs=pairs / chunks,
         # a CP rank takes logits of its own sequences (prefill: the last chunk's rank)
         head_tok=b / chunks if prefill else tok_pe, tok=tok, q_split=q_split, tok_pe=tok_pe,
-        tok_ffn=np.where(ffn_tpcp, tok, tok_pe),
+        tok_ffn=where(ffn_tpcp, tok, tok_pe),
         is_kv_ring=(ring == 0) & (cp > 1),
         seq_split=seq_split, kvh_pe=kvh_pe, qh_pe=qh_pe,
-        g_ffn=np.where(ffn_tpcp, tp * cp, tp),
-        lv_tp=Levels(lv_tp), lv_cp=Levels(lv_cp), lv_pp=Levels(lv[:, 2]), lv_tpcp=Levels(lv_tpcp),
-        lv_rep=Levels(lv_rep),
-        lv_seq=Levels(lv[:, 3]), lv_ffn=Levels(np.where(_row(ffn_tpcp), lv_tpcp, lv_tp)),
-        lv_dp=Levels(lv[:, 4]),
+        g_ffn=where(ffn_tpcp, tp * cp, tp), **levels,
     )

@@ -13,7 +13,7 @@ import numpy as np
 
 from infersim.cost import collectives as coll
 from infersim.cost.ffn import ffn_allreduce, ffn_ops
-from infersim.cost.geometry import Geometry
+from infersim.cost.geometry import Geometry, where
 from infersim.cost.occupancy import busiest_rank_experts, busiest_rank_pairs
 from infersim.cost.terms import Block
 from infersim.specs.model import DTYPE_BYTES, ModelSpec
@@ -62,7 +62,7 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp,
     return [(a2a, 2.0 * (g.ep > 1)),
             (coll.all_gather(missing, lv_etp), 1.0 * ((etp > 1) & (g.dp > 1))),
             (coll.Comm.where(one_group, fused, split),
-             np.where(one_group, 1.0 * back, 1.0 * (etp > 1) + back))]
+             where(one_group, 1.0 * back, 1.0 * (etp > 1) + back))]
 
 
 def moe(model: ModelSpec, g: Geometry) -> Block:

@@ -156,7 +156,8 @@ def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, n
     weights, kv_cache = np.zeros(g.n), np.zeros(g.n)
     kinds = list(per_layer)
     for p in (pp if g.n == 1 else np.unique(pp)):
-        sel, rows = pp == p, _stage_rows(model, int(p), g.ctx, tuple(kinds))
+        sel = slice(None) if g.n == 1 else pp == p
+        rows = _stage_rows(model, int(p), g.ctx, tuple(kinds))
         if int(p) == 1:
             once = single[sel][:, None] * np.ones(len(rows))
         else:

@@ -195,7 +195,7 @@ class Terms:
     m: np.ndarray                 # micro-batches
     pp: np.ndarray
     kernels: dict[str, np.ndarray]        # launches per micro-batch traversal, by kind
-    coll_calls: dict[str, tuple[np.ndarray, np.ndarray]]   # collective calls by kind: (in a node, across nodes)
+    coll_calls: dict[str, tuple]          # collective calls by kind: (in a node, across nodes), (N,) or floats
     stages: list[dict[str, np.ndarray]]   # per stage that can be the slowest: each kind's share in it
     mem_bytes: np.ndarray
     seqs: np.ndarray                      # sequences per replica a step advances (host work per sequence)

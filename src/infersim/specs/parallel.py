@@ -48,6 +48,7 @@ Knobs (PEs used = tp·cp·pp·dp; EP folds into the tp·cp·dp ranks of MoE laye
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -119,8 +120,8 @@ class Parallelism:
         """This config with the ring variant and micro-batch count made explicit."""
         if self.cp_ring_variant is not None and self.microbatches is not None:
             return self                 # already explicit (frozen: sharing it is safe)
-        return replace(self, cp_ring_variant=self.cp_ring_variant or default_ring_variant(workload.mode),
-                       microbatches=self.resolved_microbatches(workload))
+        return _resolved(self, self.cp_ring_variant or default_ring_variant(workload.mode),
+                         self.resolved_microbatches(workload))
 
     def describe(self) -> str:
         s = f"TP{self.tp} CP{self.cp} PP{self.pp} DP{self.dp}"
@@ -261,7 +262,8 @@ class ParArrays:
             p = p.resolved(workload)
             for f in FIELDS:
                 cols[f].append(field_code(p, f))
-        return cls(**{f: np.asarray(cols[f], dtype=np.int64) for f in FIELDS})
+        table = np.array([cols[f] for f in FIELDS], dtype=np.int64).reshape(len(FIELDS), -1)
+        return cls(**dict(zip(FIELDS, table)))     # one (fields, N) array, a contiguous row per field
 
     def take(self, idx) -> "ParArrays":
         return ParArrays(**{f: getattr(self, f)[idx] for f in FIELDS},
@@ -285,6 +287,13 @@ class ParArrays:
             v = getattr(self, f)
             out[f] = np.asarray(_CODES[f], dtype=object)[v] if f in _CODES else v
         return out
+
+
+@lru_cache(maxsize=4096)
+def _resolved(par: Parallelism, ring: str, microbatches: int) -> Parallelism:
+    """``par`` with its ring variant and micro-batches made explicit (cached: a loop over
+    workloads resolves the same few configs again and again; frozen, so sharing is safe)."""
+    return replace(par, cp_ring_variant=ring, microbatches=microbatches)
 
 
 def field_code(par: Parallelism, field: str) -> int:
