@@ -264,7 +264,7 @@ class Levels:
 
     def collective(self, kind: str, n_bytes) -> Comm:
         c, k = self.terms(kind)
-        n = np.asarray(n_bytes, dtype=float)
+        n = n_bytes if isinstance(n_bytes, (float, np.floating)) else np.asarray(n_bytes, dtype=float)
         return Comm(c * n, k * (n > 0))
 
 

@@ -178,12 +178,26 @@ def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime
     return _tiled(len(peak_per_ns), len(terms), len(tab), price)
 
 
+def _links_of(hw: HardwareSpec, links: np.ndarray) -> LinkTerms:
+    """The link terms of U rows of (intra, inter, inter-SiP) bandwidths on ``hw``'s links."""
+    return LinkTerms(1.0 / (links * np.asarray(hw.link_effs())), np.asarray(hw.link_alpha_ns(), dtype=float), True)
+
+
+@lru_cache(maxsize=256)
+def _link_terms(hw: HardwareSpec, bw: tuple) -> LinkTerms:
+    """:func:`_links_of` one bandwidth row (cached: one config's evaluations on its own
+    hardware share it; read-only)."""
+    lt = _links_of(hw, np.array([bw], dtype=float))
+    lt.inv.setflags(write=False)
+    lt.alpha.setflags(write=False)
+    return lt
+
+
 def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool, floats: bool = False) -> dict:
     """Per kind (and with ``breakdown`` per component) collective time, and the ring step time,
     for U link-bandwidth rows: (U, N) arrays, each block of collectives in one broadcast
     (``floats``: one config on one link row, the sums as Python floats, the same bits)."""
-    hw = terms.hw
-    lt = LinkTerms(1.0 / (links * np.asarray(hw.link_effs())), np.asarray(hw.link_alpha_ns(), dtype=float), True)
+    lt = _link_terms(terms.hw, tuple(links[0])) if floats else _links_of(terms.hw, links)
     out: dict = {"kinds": {}, "components": {}, "ring_step": terms.ring_step.time_on(lt)}
     if floats:
         out["ring_step"] = float(out["ring_step"][0, 0])
@@ -348,7 +362,7 @@ class _One:
                  "prefill", "stages")
 
     def __init__(self, terms: Terms):
-        f = lambda a: float(a[0]) if isinstance(a, np.ndarray) and a.ndim else float(a)  # noqa: E731
+        f = lambda a: a.item() if isinstance(a, np.ndarray) else float(a)  # noqa: E731
         self.ring_mult, self.cp, self.ring_hide = f(terms.ring_mult), f(terms.cp), f(terms.ring_hide)
         self.seqs, self.pp, self.m, self.prefill = f(terms.seqs), f(terms.pp), f(terms.m), terms.prefill
         self.kernels = {kd: f(v) for kd, v in terms.kernels.items()}

@@ -149,7 +149,8 @@ def geometry(model: ModelSpec, topo: Topology, par: ParArrays, wl: Workload) -> 
     One config (a ``simulate()`` call) gets NumPy scalars instead of (1,) arrays: the same
     formulas and bits, at a fraction of NumPy's per-call cost on arrays (the levels stay (3, 1))."""
     if len(par) == 1:
-        f64, pick = (lambda a: np.float64(np.ravel(a)[0])), (lambda a: a[0])  # noqa: E731
+        f64 = lambda a: np.float64(a[0] if isinstance(a, np.ndarray) else a)  # noqa: E731
+        pick = lambda a: a[0]  # noqa: E731
     else:
         f64, pick = (lambda a: np.asarray(a, dtype=np.float64)), (lambda a: a)  # noqa: E731
     tp, pp, dp, cp, ep = (f64(getattr(par, k)) for k in ("tp", "pp", "dp", "cp", "ep"))

@@ -92,8 +92,8 @@ class Block:
 
     def op(self, name, flops, nbytes, mult, kernels, kind: str = "all", dtype: str = "bf16",
            weight_dtype: str = "bf16", klass: str = "gemm", problems=1.0) -> None:
-        self.ops.append(RawOp(name, flops, nbytes, mult, kernels, kind, dtype, weight_dtype, klass,
-                              np.maximum(problems, 1.0)))
+        problems = problems if type(problems) is float and problems >= 1.0 else np.maximum(problems, 1.0)
+        self.ops.append(RawOp(name, flops, nbytes, mult, kernels, kind, dtype, weight_dtype, klass, problems))
 
     def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
              experts: bool = False, problems=1.0, attn: bool = False, head: bool = False) -> None:

@@ -104,10 +104,10 @@ class Parallelism:
         """Reject combinations that cannot run, with a one-line reason."""
         check_divisibility(model, self.tp, self.pp, self.ep, self.cp * self.dp)
         require(self.pes <= hw.n_pes,
-                f"tp·cp·pp·dp = {self.pes} PEs exceeds the {hw.n_pes} PEs of {hw.name}")
+                lambda: f"tp·cp·pp·dp = {self.pes} PEs exceeds the {hw.n_pes} PEs of {hw.name}")
         require(self.dp <= workload.batch,
-                f"dp ({self.dp}) exceeds batch ({workload.batch}): replicas would idle; use dp <= batch")
-        require(self.cp <= workload.s_kv, f"cp ({self.cp}) exceeds the context length ({workload.s_kv})")
+                lambda: f"dp ({self.dp}) exceeds batch ({workload.batch}): replicas would idle; use dp <= batch")
+        require(self.cp <= workload.s_kv, lambda: f"cp ({self.cp}) exceeds the context length ({workload.s_kv})")
         check_microbatches(self.resolved_microbatches(workload), self.pp, self.dp, workload)
 
     def resolved_microbatches(self, workload) -> int:
@@ -151,14 +151,14 @@ def check_microbatches(m: int, pp: int, dp: int, workload) -> None:
     power-of-two number of chunks of at least MIN_CHUNK_TOKENS; no micro-batches without PP."""
     b = sequences_per_replica(workload.batch, dp)
     if pp == 1:
-        require(m == 1, f"microbatches ({m}) need a pipeline (pp > 1)")
+        require(m == 1, lambda: f"microbatches ({m}) need a pipeline (pp > 1)")
         return
     if m <= b:
         return
     chunks, rem = divmod(m, b)
     ok = (workload.is_prefill and rem == 0 and chunks & (chunks - 1) == 0
           and workload.new_tokens // chunks >= MIN_CHUNK_TOKENS)
-    require(ok, f"microbatches ({m}) must be <= the {b} sequences per replica"
+    require(ok, lambda: f"microbatches ({m}) must be <= the {b} sequences per replica"
             + (f", or {b} x a power of two with chunks of >= {MIN_CHUNK_TOKENS} tokens"
                if workload.is_prefill else ""))
 
@@ -178,18 +178,18 @@ def check_divisibility(model, tp: int, pp: int, ep: int = 1, other_ranks: int = 
                             f"{_choices(valid_tp(model))}")
     nkv = model.n_kv_heads
     require(nkv % tp == 0 or tp % nkv == 0,
-            f"tp ({tp}) and n_kv_heads ({nkv}) must divide one another; valid tp: "
-            f"{_choices(valid_tp(model))}")
+            lambda: f"tp ({tp}) and n_kv_heads ({nkv}) must divide one another; valid tp: "
+                    f"{_choices(valid_tp(model))}")
     if model.n_layers % pp:
         raise InferSimError(f"pp ({pp}) must divide n_layers ({model.n_layers}); valid pp: "
                             f"{_choices(valid_pp(model))}")
     if model.is_moe:
         require(model.n_experts % ep == 0,
-                f"ep ({ep}) must divide n_experts ({model.n_experts})")
+                lambda: f"ep ({ep}) must divide n_experts ({model.n_experts})")
         require((tp * other_ranks) % ep == 0,
-                f"ep ({ep}) must divide the tp·cp·dp ranks ({tp * other_ranks}) it folds into")
+                lambda: f"ep ({ep}) must divide the tp·cp·dp ranks ({tp * other_ranks}) it folds into")
     else:
-        require(ep == 1, f"ep ({ep}) needs an MoE model; {model.name} is dense")
+        require(ep == 1, lambda: f"ep ({ep}) needs an MoE model; {model.name} is dense")
 
 
 def divisors(n: int, limit: int | None = None) -> list[int]:
