@@ -167,11 +167,10 @@ def _collective_calls(rows: list, comms: coll.CommTable, n: int) -> dict:
     are exact in any order)."""
     out: dict = {}
     for blk in comms.blocks:
-        net = blk.k[:, 2].max(axis=0) > 0                   # (rows, N), one reduction per block
-        nets = net.ravel().tolist() if n == 1 else list(net)
-        for i, x in zip(blk.rows, nets):
+        for i, x in zip(blk.rows, blk.spans_sips()):        # (N,) bools, one reduction per block
             kind, calls = rows[i][1], rows[i][3]
-            calls = calls.item() if n == 1 else calls
+            if n == 1:
+                calls, x = calls.item(), x.item()
             local, across = out.get(kind, (0.0, 0.0))
             out[kind] = (local + calls * (1 - x), across + calls * x)
     return out
