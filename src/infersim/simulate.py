@@ -1,7 +1,8 @@
 """The scalar front door: ``simulate(model, hw, par, workload, runtime=None) -> SimResult``.
 
-It validates the inputs, then runs the vectorized cost model (:mod:`infersim.cost`) on arrays of
-length one, so the scalar and vectorized paths are the same code.
+It validates the inputs, then runs the vectorized cost model (:mod:`infersim.cost`) on one config
+(:func:`infersim.cost.evaluate_one`: NumPy scalars and Python floats where a sweep has arrays), so
+the scalar and vectorized paths are the same code and give the same bits.
 """
 from __future__ import annotations
 

@@ -10,7 +10,9 @@ Two stages, so that a co-design sweep pays for the configuration-dependent work 
    FLOPs, the three link bandwidths) enter as scalars or as ``(H, 1)`` arrays that broadcast
    against the ``N`` configs, giving ``(H, N)`` results for H hardware candidates at once.
 
-``simulate()`` is this code on arrays of length one.
+``simulate()`` is this code on one config: its geometry as NumPy scalars and its evaluation's sums
+and pipeline on Python floats (:func:`evaluate_one`), the same formulas giving the same bits at about
+half the cost of length-one arrays (tests/test_cost.py checks them bit for bit).
 
 ``prepare`` is an orchestrator: :func:`~infersim.cost.geometry.geometry` computes every share and
 link level once; one pure function per block (:mod:`.attention`, :mod:`.ffn`, :mod:`.moe`,
