@@ -1,7 +1,9 @@
 """Geometry: every per-config share the cost blocks read, computed once per ``prepare``.
 
 Nothing here depends on the hardware knobs; only the topology (which link levels each group
-spans) enters. All arrays have shape ``(N,)`` (one value per config) or ``(3, N)`` (per link level).
+spans) enters. All arrays have shape ``(N,)`` (one value per config) or ``(3, N)`` (per link level);
+for one config (``simulate()``) the ``(N,)`` values are NumPy scalars (:func:`where` picks between
+them), the blocks' formulas being the same on either.
 """
 from __future__ import annotations
 
