@@ -145,34 +145,44 @@ def _place(out, part, us, ns, shape):
     return out
 
 
+def _priced(f, m, peak_per_ns, bw, qc, qm, floor, mult, ov: float, breakdown: bool) -> tuple:
+    """Each operator's device time ``t`` = :func:`op_time` of its compute time
+    ``f / (peak · q_c)`` and memory time ``m / (bw · q_m)`` (``q``: the runtime's kernel quality)
+    and ``w = t · mult``; with ``breakdown`` also ``w``'s split into the compute-dominated roofline
+    time, the HBM-dominated one and the kernel-floor excess (else three None). Arrays broadcast
+    as given: (U, ops, N) for a sweep, (ops, 1) for one config."""
+    tc, tm = f / (peak_per_ns * qc), m / (bw * qm)
+    t = op_time(tc, tm, floor, ov)
+    if not breakdown:
+        return t, t * mult, None, None, None
+    roof = op_time(tc, tm, 0.0, ov)
+    c_dom = tc >= tm
+    return t, t * mult, np.where(c_dom, roof, 0.0) * mult, np.where(c_dom, 0.0, roof) * mult, (t - roof) * mult
+
+
 def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime,
               breakdown: bool) -> dict:
     """Per kind, Σ op_time·mult over the operators, for U (peak, bw) rows: (U, N) arrays, all
-    operators in one broadcast over (U, ops, N). The runtime's kernel quality scales the peak
-    GEMMs (``gemm_efficiency``) and the whole attention kernel (``attn_efficiency``); the floor
-    is the op's launches (kernels times the runtime's launch multiplier) at the hardware's kernel
-    latency. With ``breakdown`` also the compute- and HBM-dominated sums, the kernel-floor excess
-    and each operator's time."""
+    operators in one broadcast over (U, ops, N) (:func:`_priced`). The runtime's kernel quality
+    scales the peak GEMMs (``gemm_efficiency``) and the whole attention kernel
+    (``attn_efficiency``); the floor is the op's launches (kernels times the runtime's launch
+    multiplier) at the hardware's kernel latency. With ``breakdown`` also the compute- and
+    HBM-dominated sums, the kernel-floor excess and each operator's time."""
     tab = terms.table
     qc, qm = _quality(tab.klasses, rt)
     floor = tab.kernels * (terms.hw.kernel_latency_ns * rt.launch_multiplier)
-    ov = terms.hw.ridge_overlap
     names, slices = tab.kind_runs
 
     def price(us, ns):
-        tc = tab.f[:, ns] / (peak_per_ns[us, :, None] * qc)
-        tm = tab.m[:, ns] / (bw[us, :, None] * qm)
-        t = op_time(tc, tm, floor, ov)
-        w = t * tab.mult
+        t, w, comp, hbm, flo = _priced(tab.f[:, ns], tab.m[:, ns], peak_per_ns[us, :, None], bw[us, :, None],
+                                       qc, qm, floor, tab.mult, terms.hw.ridge_overlap, breakdown)
         out: dict = {"attn": t[:, terms.attn_index], "kinds": dict(zip(names, group_sums(w, slices, axis=1))),
                      "ops": {}, "compute": 0.0, "hbm": 0.0, "floor": 0.0}
         if breakdown:
-            roof = op_time(tc, tm, 0.0, ov)
-            c_dom = tc >= tm
             every = (slice(None),)
-            out["compute"], = group_sums(np.where(c_dom, roof, 0.0) * tab.mult, every, axis=1)
-            out["hbm"], = group_sums(np.where(c_dom, 0.0, roof) * tab.mult, every, axis=1)
-            out["floor"], = group_sums((t - roof) * tab.mult, every, axis=1)
+            out["compute"], = group_sums(comp, every, axis=1)
+            out["hbm"], = group_sums(hbm, every, axis=1)
+            out["floor"], = group_sums(flo, every, axis=1)
             out["ops"] = {n: w[:, i] for i, n in enumerate(tab.names)}
         return out
     return _tiled(len(peak_per_ns), len(terms), len(tab), price)
@@ -382,19 +392,17 @@ def _evaluate_one(terms: Terms, k: dict, rt: Runtime, breakdown: bool) -> dict:
     pipeline on Python floats (the same IEEE operations in the same order: the same bits)."""
     tab, hw = terms.table, terms.hw
     qc, qm = _quality(tab.klasses, rt)
-    tc = tab.f / (np.float64(k["peak_tflops_f16"] * 1e3) * qc)
-    tm = tab.m / (np.float64(k["bw_hbm_gbs"]) * qm)
-    t = op_time(tc, tm, tab.kernels * (hw.kernel_latency_ns * rt.launch_multiplier), hw.ridge_overlap)
-    w = (t * tab.mult).ravel().tolist()
+    t, w, comp, hbm, flo = _priced(tab.f, tab.m, np.float64(k["peak_tflops_f16"] * 1e3), np.float64(k["bw_hbm_gbs"]),
+                                   qc, qm, tab.kernels * (hw.kernel_latency_ns * rt.launch_multiplier), tab.mult,
+                                   hw.ridge_overlap, breakdown)
+    w = w.ravel().tolist()
     names, slices = tab.kind_runs
     ops: dict = {"attn": float(t[terms.attn_index, 0]), "kinds": dict(zip(names, row_sums(w, slices))),
                  "ops": {}, "compute": 0.0, "hbm": 0.0, "floor": 0.0}
     if breakdown:
-        roof = op_time(tc, tm, 0.0, hw.ridge_overlap)
-        c_dom, every = tc >= tm, (slice(None),)
-        ops["compute"], = row_sums((np.where(c_dom, roof, 0.0) * tab.mult).ravel().tolist(), every)
-        ops["hbm"], = row_sums((np.where(c_dom, 0.0, roof) * tab.mult).ravel().tolist(), every)
-        ops["floor"], = row_sums(((t - roof) * tab.mult).ravel().tolist(), every)
+        every = (slice(None),)
+        for name, part in (("compute", comp), ("hbm", hbm), ("floor", flo)):
+            ops[name], = row_sums(part.ravel().tolist(), every)
         ops["ops"] = dict(zip(tab.names, w))
     links = np.array([[k["bw_intra_gbs"], k["bw_inter_gbs"], k["bw_intersip_gbs"]]], dtype=float)
     com = _comm_times(terms, links, breakdown, floats=True)
