@@ -141,25 +141,33 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     per_kind = dict.fromkeys(KINDS, 0.0)
     for o in raws:
         per_kind[o.kind] += o.mult * o.kernels
-    ones = g.ones()                 # one config's geometry holds scalars (geometry.py): (N,) arrays
-    kernels = {k: v * ones for k, v in per_kind.items()}
     for b in blocks:
         for kind, launches in b.launches.items():
-            kernels[kind] = kernels[kind] + launches
+            per_kind[kind] = per_kind[kind] + launches
+    kernels = dict(zip(KINDS, _columns([per_kind[k] for k in KINDS], g.n)))
     rows = [r for b in blocks for r in b.comms]
     comms = coll.CommTable.of([(component, kind, c) for component, kind, c, _ in rows], g.n, KINDS)
     ring = next(b.ring for b in blocks if b.ring is not None)
     stages = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])
     table = op_table(hw, raws, g.n)
+    ring_mult, ring_hide, cp, m, pp, seqs = _columns([ring.mult, ring.hide, g.cp, g.m, g.pp, g.b_all], g.n)
     return Terms(hw=hw, par=par, prefill=g.prefill, table=table,
                  attn_index=table.names.index(ring.op),
                  comms=comms,
-                 ring_step=ring.step, ring_mult=ring.mult * ones, ring_hide=ring.hide * ones,
-                 cp=g.cp * ones, m=g.m * ones, pp=g.pp * ones,
+                 ring_step=ring.step, ring_mult=ring_mult, ring_hide=ring_hide, cp=cp, m=m, pp=pp,
                  kernels=kernels, coll_calls=_collective_calls(rows, comms, g.n), stages=stages,
                  mem_bytes=parts["weights"] + parts["kv_cache"] + parts["workspace"],
-                 seqs=g.b_all * ones, mem_parts=parts)
+                 seqs=seqs, mem_parts=parts)
+
+
+def _columns(values: list, n: int) -> np.ndarray:
+    """Per-config values (scalars, or (N,) arrays) as the rows of one (len(values), N) array
+    (one config's geometry holds scalars: its terms are (1,) arrays all the same)."""
+    out = np.empty((len(values), n))
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
 
 
 def _collective_calls(rows: list, comms: coll.CommTable, n: int) -> dict:
