@@ -178,7 +178,7 @@ class CommBlock:
 
     def take(self, idx) -> "CommBlock":
         return CommBlock(tuple(c[..., idx] for c in self.cs), tuple(k[..., idx] for k in self.ks),
-                         self.components, self.kinds)
+                         self.components, self.kinds, self.rows)
 
     def row_times(self, ns, links: "LinkTerms") -> list[np.ndarray]:
         """(U, n) :func:`link_time` of each row on configs ``ns``: one broadcast over the stacked

@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from infersim.cost.collectives import LinkTerms, link_time
-from infersim.cost.runs import group_sums, row_sums
+from infersim.cost.runs import chain_sum, group_sums, row_sums
 from infersim.cost.terms import BOUND_GROUPS, COMM_COMPONENTS, COMPONENTS, KINDS, Terms
 from infersim.errors import InferSimError
 from infersim.presets.runtime_presets import get_runtime
@@ -255,11 +255,11 @@ def host_exposed(device, launch_host, work, overlap: float):
 
 def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
     """Traversal A, slowest stage S, latency and period from per-kind device times (see module)."""
-    device = sum(kind_t.values())
+    device = chain_sum(kind_t.values())
     host_all = host_stage = 0.0
     host_ns = rt.host_ns_per_launch()
     if host_ns:
-        host_all = sum(terms.kernels[k] for k in KINDS) * host_ns
+        host_all = chain_sum(terms.kernels[k] for k in KINDS) * host_ns
     A, fixed = host_exposed(device, host_all, step_host_ns(rt, terms.seqs), rt.host_overlap)
     out = {"device": device, "A": A, "bubble": 0.0}
     if not (terms.pp > 1 if isinstance(terms.pp, float) else np.any(terms.pp > 1)):
@@ -267,9 +267,9 @@ def _pipeline(terms: Terms, kind_t: dict, rt: Runtime) -> dict:
         return out
     stages = []
     for share in terms.stages:
-        stages.append(sum(share[k] * t for k, t in kind_t.items()))
+        stages.append(chain_sum(share[k] * t for k, t in kind_t.items()))
         if host_ns:
-            host_stage = np.maximum(host_stage, sum(share[k] * terms.kernels[k] for k in KINDS)
+            host_stage = np.maximum(host_stage, chain_sum(share[k] * terms.kernels[k] for k in KINDS)
                                     * host_ns)
     S = np.maximum(np.maximum.reduce(stages), host_stage)
     m, multi = terms.m, terms.pp > 1
@@ -353,14 +353,14 @@ def _assemble(terms, ops: dict, com: dict, rt: Runtime, breakdown: bool) -> dict
     pipe = _pipeline(terms, kind_t, rt)
     out = {"total_ns": pipe["latency"], "period_ns": pipe["period"]}
     if breakdown:
-        gaps = sum(terms.kernels[kd] for kd in KINDS) * gap
+        gaps = chain_sum(terms.kernels[kd] for kd in KINDS) * gap
         out.update(compute=ops["compute"], hbm=ops["hbm"], kernel_floor=ops["floor"],
                    cp_ring=ring, kernel_gaps=gaps, host_launch=pipe["A"] - pipe["device"],
                    step_fixed=(1.0 - rt.host_overlap) * rt.step_fixed_ns,
                    seq_host=(1.0 - rt.host_overlap) * rt.seq_ns * terms.seqs, pp_bubble=pipe["bubble"])
         for name in COMM_COMPONENTS:
             out[name] = com["components"].get(name, 0.0)
-        out["collective_calls"] = sum(collective_calls_ns(terms, kd, rt) for kd in KINDS)
+        out["collective_calls"] = chain_sum(collective_calls_ns(terms, kd, rt) for kd in KINDS)
         out["op_times_ns"] = ops["ops"]
     return out
 
@@ -415,7 +415,7 @@ def bound_of(result: dict) -> np.ndarray:
     """'compute', 'memory', 'comm' or 'overhead': which share of the step dominates each config
     (overhead = kernel gaps + exposed host launches + the fixed per-step cost); one name for
     :func:`evaluate_one`'s floats."""
-    shares = [sum(result[c] for c in comps) for comps in BOUND_GROUPS.values()]
+    shares = [chain_sum(result[c] for c in comps) for comps in BOUND_GROUPS.values()]
     if all(type(x) is float for x in shares):          # one config's floats: the first largest
         return _BOUND_NAMES[max(range(len(shares)), key=shares.__getitem__)]
     return _BOUND_NAMES[np.argmax(np.stack(np.broadcast_arrays(*shares)), axis=0)]

@@ -118,8 +118,10 @@ def _level_set(lv: np.ndarray, q_split, ffn_tpcp) -> dict[str, Levels]:
 def _one_config_level_set(key: tuple, ppc: int, pps: int, q_split: bool, ffn_tpcp: bool) -> dict[str, Levels]:
     par = ParArrays(**{f: np.array([v], dtype=np.int64) for f, v in zip(FIELDS, key[:-1])})
     lv = _group_levels(par, np.array([key[-1]], dtype=np.int64), ppc, pps)
-    lv.setflags(write=False)
-    return _level_set(lv, q_split, ffn_tpcp)
+    levels = _level_set(lv, q_split, ffn_tpcp)
+    for group in levels.values():           # cached and shared from call to call: read-only
+        group.g.setflags(write=False)
+    return levels
 
 
 def _levels(par: ParArrays, seq_split, q_split, ffn_tpcp, ppc: int, pps: int) -> dict[str, Levels]:

@@ -49,7 +49,9 @@ def _token_movement(model: ModelSpec, g: Geometry, n_tok, etp,
     G = g.tp * g.cp * g.dp
     lv_G = (g.lv_tp.g * g.lv_cp.g * g.lv_dp.g).astype(np.int64)
     lv_etp, lv_ep = split_levels(lv_G, etp.astype(np.int64))
-    p_team = 1.0 - (1.0 - 1.0 / g.ep) ** k
+    # np.power, not **: on one config's NumPy scalar ** takes C's pow, which can differ from the
+    # array loop in the last bit (the same formula must give the same bits for one config or many)
+    p_team = 1.0 - np.power(1.0 - 1.0 / g.ep, k)
     team_tok = n_tok * p_team
     a2a = coll.all_to_all(n_tok / G * g.ep * p_team * h * ab * imbalance, lv_ep).scale(2.0)
     missing = team_tok * (1.0 - g.tok / n_tok) * h * ab

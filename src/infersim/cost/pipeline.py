@@ -21,6 +21,7 @@ import numpy as np
 
 from infersim.cost import collectives as coll
 from infersim.cost.geometry import Geometry
+from infersim.cost.runs import chain_sum
 from infersim.cost.terms import Block, Mem
 from infersim.specs.model import ModelSpec
 
@@ -149,8 +150,8 @@ def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, n
         for kind, w in m.per_layer.items():
             per_layer[kind] = per_layer.get(kind, 0.0) + w
     ones = g.ones()
-    kv = sum(m.kv_per_layer for m in mems) * ones
-    single, first, last = (sum(getattr(m, f) for m in mems) * ones for f in ("single", "first", "last"))
+    kv = chain_sum(m.kv_per_layer for m in mems) * ones
+    single, first, last = (chain_sum(getattr(m, f) for m in mems) * ones for f in ("single", "first", "last"))
     per_layer = {k: w * ones for k, w in per_layer.items()}
     pp = np.asarray(g.pp * ones, dtype=float)
     weights, kv_cache = np.zeros(g.n), np.zeros(g.n)
@@ -168,5 +169,5 @@ def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, n
         at = np.arange(len(top))
         weights[sel], kv_cache[sel] = w[at, top], c[at, top]
     acts = [a for m in mems for a in m.activations]
-    workspace = reduce(np.maximum, acts) + sum(m.buffers for m in mems)   # scalars or (N,) arrays
+    workspace = reduce(np.maximum, acts) + chain_sum(m.buffers for m in mems)   # scalars or (N,) arrays
     return {"weights": weights, "kv_cache": kv_cache, "workspace": workspace * ones}

@@ -46,3 +46,13 @@ def row_sums(rows: list, slices: tuple[slice, ...]) -> list[np.ndarray]:
             acc = acc + r
         out.append(acc)
     return out
+
+
+def chain_sum(values, start=0):
+    """Σ ``values`` added one after the other from ``start``, as ``sum`` did before Python 3.12
+    (3.12 adds Python floats with compensation, so one config's float sums would differ in the
+    last bit from the same sums over arrays, which add plainly)."""
+    acc = start
+    for v in values:
+        acc = acc + v
+    return acc

@@ -393,7 +393,10 @@ def _knob_free(hw: HardwareSpec) -> HardwareSpec:
 
 @lru_cache(maxsize=256)
 def _log_table(table) -> tuple[np.ndarray, np.ndarray]:
-    return np.log10([x for x, _ in table]), np.array([e for _, e in table], dtype=float)
+    xs, ys = np.log10([x for x, _ in table]), np.array([e for _, e in table], dtype=float)
+    xs.setflags(write=False)            # cached and shared (log_table): read-only
+    ys.setflags(write=False)
+    return xs, ys
 
 
 def _interp_log(size: np.ndarray, table) -> np.ndarray:
