@@ -52,6 +52,7 @@ from infersim.cost.terms import (
     OpTable,
     RawOp,
     Terms,
+    columns,
 )
 from infersim.specs.hardware import KNOBS, HardwareSpec
 from infersim.specs.model import ModelSpec
@@ -144,14 +145,14 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
     for b in blocks:
         for kind, launches in b.launches.items():
             per_kind[kind] = per_kind[kind] + launches
-    kernels = dict(zip(KINDS, _columns([per_kind[k] for k in KINDS], g.n)))
+    kernels = dict(zip(KINDS, columns([per_kind[k] for k in KINDS], g.n)))
     rows = [r for b in blocks for r in b.comms]
     comms = coll.CommTable.of([(component, kind, c) for component, kind, c, _ in rows], g.n, KINDS)
     ring = next(b.ring for b in blocks if b.ring is not None)
     stages = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])
     table = op_table(hw, raws, g.n)
-    ring_mult, ring_hide, cp, m, pp, seqs = _columns([ring.mult, ring.hide, g.cp, g.m, g.pp, g.b_all], g.n)
+    ring_mult, ring_hide, cp, m, pp, seqs = columns([ring.mult, ring.hide, g.cp, g.m, g.pp, g.b_all], g.n)
     return Terms(hw=hw, par=par, prefill=g.prefill, table=table,
                  attn_index=table.names.index(ring.op),
                  comms=comms,
@@ -161,15 +162,6 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
                  seqs=seqs, mem_parts=parts)
 
 
-def _columns(values: list, n: int) -> np.ndarray:
-    """Per-config values (scalars, or (N,) arrays) as the rows of one (len(values), N) array
-    (one config's geometry holds scalars: its terms are (1,) arrays all the same)."""
-    out = np.empty((len(values), n))
-    for i, v in enumerate(values):
-        out[i] = v
-    return out
-
-
 def _collective_calls(rows: list, comms: coll.CommTable, n: int) -> dict:
     """Per kind, (calls inside a node, calls across nodes) per step of the blocks' collectives
     ``rows`` (component, kind, collective, calls): a collective spans SiPs (nodes) where it has
@@ -177,10 +169,11 @@ def _collective_calls(rows: list, comms: coll.CommTable, n: int) -> dict:
     are exact in any order)."""
     out: dict = {}
     for blk in comms.blocks:
-        for i, x in zip(blk.rows, blk.spans_sips()):        # (N,) bools, one reduction per block
+        nets = blk.spans_sips()                             # (N,) bools, one reduction per block
+        for i, x in zip(blk.rows, nets.ravel().tolist() if n == 1 else nets):
             kind, calls = rows[i][1], rows[i][3]
             if n == 1:
-                calls, x = calls.item(), x.item()
+                calls = calls.item()
             local, across = out.get(kind, (0.0, 0.0))
             out[kind] = (local + calls * (1 - x), across + calls * x)
     return out

@@ -189,11 +189,11 @@ class CommBlock:
             return [t[:, i] for i in range(t.shape[1])]
         return [link_time(c[..., ns], k[..., ns], links) for c, k in zip(self.cs, self.ks)]
 
-    def spans_sips(self) -> list[np.ndarray]:
-        """Per row, (N,) bool: the collective crosses SiPs (nodes)."""
+    def spans_sips(self):
+        """Per row, (N,) bool: the collective crosses SiPs (nodes); an (R, N) array of them for
+        few configs (one reduction over the stacked hops), a list for many."""
         if self.n <= STACK_MAX_N:
-            net = self.k[:, 2].max(axis=0) > 0
-            return [net[i] for i in range(net.shape[0])]
+            return self.k[:, 2].max(axis=0) > 0
         return [k[:, 2].max(axis=0) > 0 for k in self.ks]
 
 

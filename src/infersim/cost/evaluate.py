@@ -203,11 +203,12 @@ def _link_terms(hw: HardwareSpec, bw: tuple) -> LinkTerms:
     return lt
 
 
-def _comm_times(terms: Terms, links: np.ndarray, breakdown: bool, floats: bool = False) -> dict:
+def _comm_times(terms: Terms, links, breakdown: bool, floats: bool = False) -> dict:
     """Per kind (and with ``breakdown`` per component) collective time, and the ring step time,
-    for U link-bandwidth rows: (U, N) arrays, each block of collectives in one broadcast
-    (``floats``: one config on one link row, the sums as Python floats, the same bits)."""
-    lt = _link_terms(terms.hw, tuple(links[0])) if floats else _links_of(terms.hw, links)
+    for U link-bandwidth rows (a (U, 3) array): (U, N) arrays, each block of collectives in one
+    broadcast (``floats``: one config on one link row, ``links`` a 3-tuple, the sums as Python
+    floats, the same bits)."""
+    lt = _link_terms(terms.hw, links) if floats else _links_of(terms.hw, links)
     out: dict = {"kinds": {}, "components": {}, "ring_step": terms.ring_step.time_on(lt)}
     if floats:
         out["ring_step"] = float(out["ring_step"][0, 0])
@@ -404,7 +405,7 @@ def _evaluate_one(terms: Terms, k: dict, rt: Runtime, breakdown: bool) -> dict:
         for name, part in (("compute", comp), ("hbm", hbm), ("floor", flo)):
             ops[name], = row_sums(part.ravel().tolist(), every)
         ops["ops"] = dict(zip(tab.names, w))
-    links = np.array([[k["bw_intra_gbs"], k["bw_inter_gbs"], k["bw_intersip_gbs"]]], dtype=float)
+    links = (float(k["bw_intra_gbs"]), float(k["bw_inter_gbs"]), float(k["bw_intersip_gbs"]))   # 0-d knobs too
     com = _comm_times(terms, links, breakdown, floats=True)
     out = {n: float(v) if n != "op_times_ns" else v for n, v in _assemble(_One(terms), ops, com, rt, breakdown).items()}
     out["fits"] = bool(terms.fits(float(k["pe_hbm_gb"]), rt)[0])

@@ -22,7 +22,7 @@ import numpy as np
 from infersim.cost import collectives as coll
 from infersim.cost.geometry import Geometry
 from infersim.cost.runs import chain_sum
-from infersim.cost.terms import Block, Mem
+from infersim.cost.terms import Block, Mem, columns
 from infersim.specs.model import ModelSpec
 
 
@@ -150,12 +150,14 @@ def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, n
         for kind, w in m.per_layer.items():
             per_layer[kind] = per_layer.get(kind, 0.0) + w
     ones = g.ones()
-    kv = chain_sum(m.kv_per_layer for m in mems) * ones
-    single, first, last = (chain_sum(getattr(m, f) for m in mems) * ones for f in ("single", "first", "last"))
-    per_layer = {k: w * ones for k, w in per_layer.items()}
+    kinds = list(per_layer)
+    kv = single = first = last = 0
+    for m in mems:                              # each sum in the blocks' order (chain_sum's)
+        kv, single, first, last = kv + m.kv_per_layer, single + m.single, first + m.first, last + m.last
+    kv, single, first, last, *layer_cols = columns([kv, single, first, last] + [per_layer[k] for k in kinds], g.n)
+    per_layer = dict(zip(kinds, layer_cols))
     pp = np.asarray(g.pp * ones, dtype=float)
     weights, kv_cache = np.zeros(g.n), np.zeros(g.n)
-    kinds = list(per_layer)
     for p in (pp if g.n == 1 else np.unique(pp)):
         sel = slice(None) if g.n == 1 else pp == p
         rows = _stage_rows(model, int(p), g.ctx, tuple(kinds))

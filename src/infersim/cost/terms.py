@@ -37,6 +37,15 @@ BOUND_GROUPS = {"compute": ("compute",), "memory": ("hbm",), "comm": COMM_COMPON
 KINDS = ("all", "dense", "moe", "first", "last", "pipe")
 
 
+def columns(values: list, n: int) -> np.ndarray:
+    """Per-config values (scalars, or (N,) arrays) as the rows of one (len(values), N) array
+    (one config's geometry holds scalars: its terms are (1,) arrays all the same)."""
+    out = np.empty((len(values), n))
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 @dataclass
 class RawOp:
     """One operator as a block states it: raw ``flops`` and ``nbytes`` per PE per occurrence
