@@ -54,7 +54,7 @@ from infersim.cost.terms import (
     Terms,
     columns,
 )
-from infersim.specs.hardware import KNOBS, HardwareSpec
+from infersim.specs.hardware import KNOBS, HardwareSpec, log_size
 from infersim.specs.model import ModelSpec
 from infersim.specs.parallel import ParArrays
 from infersim.specs.workload import Workload
@@ -105,9 +105,9 @@ def _op_kinds(hw: HardwareSpec, sigs: tuple) -> _OpKinds:
 
 def _table_eff(rows, size: np.ndarray) -> np.ndarray:
     """Each row's efficiency at its ``size`` from the hardware table that prices it
-    (``HardwareSpec.table_efficiency``: the log of the sizes once, one interpolation per
-    distinct table; ``rows``: :class:`_OpKinds`' (log sizes, efficiencies, row indices))."""
-    lg = np.log10(np.maximum(size, 1.0))
+    (``HardwareSpec.table_efficiency``: :func:`log_size` once, one interpolation per distinct
+    table; ``rows``: :class:`_OpKinds`' (log sizes, efficiencies, row indices))."""
+    lg = log_size(size)
     if len(rows) == 1:
         return np.interp(lg, rows[0][0], rows[0][1])
     eff = np.empty_like(size)
@@ -147,7 +147,7 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
             per_kind[kind] = per_kind[kind] + launches
     kernels = dict(zip(KINDS, columns([per_kind[k] for k in KINDS], g.n)))
     rows = [r for b in blocks for r in b.comms]
-    comms = coll.CommTable.of([(component, kind, c) for component, kind, c, _ in rows], g.n, KINDS)
+    comms = coll.CommTable.of([(component, kind, c) for component, kind, c, _ in rows], KINDS)
     ring = next(b.ring for b in blocks if b.ring is not None)
     stages = stage_shares(model, g)
     parts = memory_per_pe(model, g, [b.mem for b in blocks])

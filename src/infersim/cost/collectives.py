@@ -206,7 +206,7 @@ class CommTable:
     blocks: list[CommBlock]
 
     @classmethod
-    def of(cls, rows: list[tuple[str, str, Comm]], n: int, kind_order) -> "CommTable":
+    def of(cls, rows: list[tuple[str, str, Comm]], kind_order) -> "CommTable":
         """``rows`` of (component, kind, collective), sorted by kind (stable) into one block per
         number of algorithm choices."""
         layout = _layout(tuple((r[0], r[1], r[2].algorithms) for r in rows), tuple(kind_order))
@@ -218,15 +218,6 @@ class CommTable:
 
     def take(self, idx) -> "CommTable":
         return CommTable([b.take(idx) for b in self.blocks])
-
-    def rows(self):
-        """(kind, spans SiPs: (N,) bool) of every collective, block by block."""
-        for b in self.blocks:
-            yield from zip(b.kinds, b.spans_sips())
-
-    def time_on(self, links: LinkTerms) -> list[np.ndarray]:
-        """Per block, (U, R, N) times of its rows on U link sets (:func:`link_time`)."""
-        return [link_time(b.c, b.k, links) for b in self.blocks]
 
 
 @lru_cache(maxsize=1024)

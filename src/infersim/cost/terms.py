@@ -100,12 +100,12 @@ class Block:
     ring: Ring | None = None
 
     def op(self, name, flops, nbytes, mult, kernels, kind: str = "all", dtype: str = "bf16",
-           weight_dtype: str = "bf16", klass: str = "gemm", problems=1.0) -> None:
-        problems = problems if type(problems) is float and problems >= 1.0 else np.maximum(problems, 1.0)
+           weight_dtype: str = "bf16", klass: str = "gemm", problems=None) -> None:
+        problems = 1.0 if problems is None else np.maximum(problems, 1.0)   # None: one GEMM problem
         self.ops.append(RawOp(name, flops, nbytes, mult, kernels, kind, dtype, weight_dtype, klass, problems))
 
     def gemm(self, model, name, flops, nbytes, mult, kernels, kind: str = "all",
-             experts: bool = False, problems=1.0, attn: bool = False, head: bool = False) -> None:
+             experts: bool = False, problems=None, attn: bool = False, head: bool = False) -> None:
         """A weight GEMM of ``model``: computes in its GEMM dtype, streams its weight dtype
         (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4; ``attn``: the attention
         projections', e.g. bf16 in an FFN-only fp8 checkpoint; ``head``: the LM head's, 16-bit in

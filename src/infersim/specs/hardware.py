@@ -258,7 +258,7 @@ class HardwareSpec:
 
     def log_table(self, table: str) -> tuple[np.ndarray, np.ndarray]:
         """(log10 sizes, efficiencies) of the efficiency table ``table``: ``table_efficiency`` is
-        ``np.interp(log10(max(size, 1)), *log_table(table))``."""
+        ``np.interp(log_size(size), *log_table(table))``."""
         return _log_table(getattr(self, table))
 
     def compute_efficiency(self, flops: np.ndarray, dtype: str = "bf16", attn: bool = False) -> np.ndarray:
@@ -399,6 +399,10 @@ def _log_table(table) -> tuple[np.ndarray, np.ndarray]:
     return xs, ys
 
 
+def log_size(size) -> np.ndarray:
+    """The efficiency tables' abscissa: log10 of an operator's size (flops or bytes), at least 1."""
+    return np.log10(np.maximum(np.asarray(size, dtype=float), 1.0))
+
+
 def _interp_log(size: np.ndarray, table) -> np.ndarray:
-    xs, ys = _log_table(table)
-    return np.interp(np.log10(np.maximum(np.asarray(size, dtype=float), 1.0)), xs, ys)
+    return np.interp(log_size(size), *_log_table(table))
