@@ -9,7 +9,7 @@ other's tokens.
 from __future__ import annotations
 
 from infersim.cost import collectives as coll
-from infersim.cost.geometry import Geometry, where
+from infersim.cost.geometry import Geometry, some, where
 from infersim.cost.terms import Block
 from infersim.specs.model import ModelSpec
 
@@ -33,10 +33,11 @@ def ffn_allreduce(model: ModelSpec, g: Geometry, blk: Block, layers: float, kind
     split the tokens the all-gather of each other's tokens, for ``layers`` layers."""
     h = float(model.hidden)
     gather_on = g.ffn_tpcp & g.q_split & (g.cp > 1)
-    gather_in = coll.all_gather(where(gather_on, g.tok * h * g.cb, 0.0), g.lv_cp)
     blk.comm("ffn_allreduce", coll.all_reduce(g.tok_ffn * h * g.cb, g.lv_ffn).scale(layers), kind,
              layers * (g.g_ffn > 1))
-    blk.comm("ffn_allreduce", gather_in.scale(layers), kind, layers * gather_on)
+    if some(gather_on):
+        gather_in = coll.all_gather(where(gather_on, g.tok * h * g.cb, 0.0), g.lv_cp)
+        blk.comm("ffn_allreduce", gather_in.scale(layers), kind, layers * gather_on)
 
 
 def dense_ffn(model: ModelSpec, g: Geometry) -> Block:

@@ -142,6 +142,12 @@ def where(cond, a, b):
     return a if cond else b
 
 
+def some(mask) -> bool:
+    """Whether any config has ``mask`` (one config's scalar, or an (N,) array): a collective
+    that no config runs is not stated at all (its rows would add 0 to every sum)."""
+    return bool(mask.any()) if isinstance(mask, np.ndarray) else bool(mask)
+
+
 def _row(x):
     """``x`` as a row that broadcasts against (3 levels, N) arrays (a scalar stays a scalar)."""
     return x[None, :] if np.ndim(x) else x

@@ -20,7 +20,7 @@ from functools import lru_cache, reduce
 import numpy as np
 
 from infersim.cost import collectives as coll
-from infersim.cost.geometry import Geometry
+from infersim.cost.geometry import Geometry, some
 from infersim.cost.runs import chain_sum
 from infersim.cost.terms import Block, Mem, columns
 from infersim.specs.model import ModelSpec
@@ -28,8 +28,9 @@ from infersim.specs.model import ModelSpec
 
 def pipeline(model: ModelSpec, g: Geometry) -> Block:
     blk = Block(g.n)
-    blk.comm("pp_p2p", coll.p2p_chain(g.tok_pe * float(model.hidden) * g.cb, g.lv_pp), "pipe",
-             2.0 * (g.pp - 1.0))
+    if some(g.pp > 1):
+        blk.comm("pp_p2p", coll.p2p_chain(g.tok_pe * float(model.hidden) * g.cb, g.lv_pp), "pipe",
+                 2.0 * (g.pp - 1.0))
     return blk
 
 
@@ -149,27 +150,37 @@ def memory_per_pe(model: ModelSpec, g: Geometry, mems: list[Mem]) -> dict[str, n
     for m in mems:
         for kind, w in m.per_layer.items():
             per_layer[kind] = per_layer.get(kind, 0.0) + w
-    ones = g.ones()
-    kinds = list(per_layer)
+    kinds = tuple(per_layer)
     kv = single = first = last = 0
     for m in mems:                              # each sum in the blocks' order (chain_sum's)
         kv, single, first, last = kv + m.kv_per_layer, single + m.single, first + m.first, last + m.last
-    kv, single, first, last, *layer_cols = columns([kv, single, first, last] + [per_layer[k] for k in kinds], g.n)
-    per_layer = dict(zip(kinds, layer_cols))
-    pp = np.asarray(g.pp * ones, dtype=float)
-    weights, kv_cache = np.zeros(g.n), np.zeros(g.n)
-    for p in (pp if g.n == 1 else np.unique(pp)):
-        sel = slice(None) if g.n == 1 else pp == p
-        rows = _stage_rows(model, int(p), g.ctx, tuple(kinds))
-        if int(p) == 1:
-            once = single[sel][:, None] * np.ones(len(rows))
-        else:
-            once = rows[None, :, 0] * first[sel][:, None] + rows[None, :, 1] * last[sel][:, None]
-        w = once + sum(rows[None, :, 2 + j] * per_layer[k][sel][:, None] for j, k in enumerate(kinds))
-        c = rows[None, :, -1] * kv[sel][:, None]
-        top = np.argmax(w + c, axis=1)
-        at = np.arange(len(top))
-        weights[sel], kv_cache[sel] = w[at, top], c[at, top]
+    cols = columns([kv, single, first, last] + [per_layer[k] for k in kinds], g.n)
     acts = [a for m in mems for a in m.activations]
     workspace = reduce(np.maximum, acts) + chain_sum(m.buffers for m in mems)   # scalars or (N,) arrays
+    ones = g.ones()
+    if g.n == 1:                                # one config: its floats against its stages' rows
+        p = int(g.pp)
+        w, c = _heaviest(_stage_rows(model, p, g.ctx, kinds), p, *cols.ravel().tolist())
+        return {"weights": w * ones, "kv_cache": c * ones, "workspace": workspace * ones}
+    pp = np.asarray(g.pp * ones, dtype=float)
+    weights, kv_cache = np.zeros(g.n), np.zeros(g.n)
+    for p in np.unique(pp):
+        sel = pp == p
+        weights[sel], kv_cache[sel] = _heaviest(_stage_rows(model, int(p), g.ctx, kinds), int(p),
+                                                *(col[sel] for col in cols))
     return {"weights": weights, "kv_cache": kv_cache, "workspace": workspace * ones}
+
+
+def _heaviest(rows: np.ndarray, p: int, kv, single, first, last, *per_layer):
+    """(weights, KV cache) of the heaviest of the stages ``rows`` (:func:`_stage_rows`) of ``p``
+    stages, for per-config totals (floats, or (M,) arrays: (M, stages) terms):
+
+        weights_s = once_s + Σ_kind layers_s,kind · w_kind,   kv_s = kv layers_s · kv,
+        once_s = single (p = 1) or first · [s first] + last · [s last]"""
+    outer = np.multiply.outer
+    once = outer(single, np.ones(len(rows))) if p == 1 else outer(first, rows[:, 0]) + outer(last, rows[:, 1])
+    w = once + sum(outer(v, rows[:, 2 + j]) for j, v in enumerate(per_layer))
+    c = outer(kv, rows[:, -1])
+    top = np.argmax(w + c, axis=-1)
+    at = top if np.ndim(top) == 0 else (np.arange(len(top)), top)
+    return w[at], c[at]
