@@ -161,6 +161,21 @@ def test_published_lines_are_measurements_or_say_why():
     assert published.runtime_of_engine("no such engine") == ""
 
 
+@pytest.mark.parametrize("engine, profile", [
+    ("vllm 0.7.3", "vllm-v0"), ("rocm/vllm 0.7.3.dev138+g21f6ca217 (rocm/vllm-dev)", "vllm-v0"),
+    ("vllm main (Oct 2024, V0 engine)", "vllm-v0"), ("vllm 0.8.0", "vllm"),
+    ("rocm/vllm:rocm6.4.1_vllm_0.9.0.1_20250605", "vllm"),    # the ROCm version is not vLLM's
+    ("vllm (vllm/vllm-openai:cu130-nightly)", "vllm"), ("sglang 0.4.3.post2", "sglang-0.4"),
+    ("sglang 0.4.5", "sglang"), ("sglang v0.5.12 (lmsysorg/sglang:v0.5.12-cu130)", "sglang"),
+    ("sglang main ~v0.4.6 (May 2025)", "sglang")])
+def test_engine_versions_map_to_their_era(engine, profile):
+    """vLLM's V0 engine (< 0.8) and SGLang before 0.4.5 run the Triton fused-MoE kernels: a row is
+    mapped to the earlier profile by the version its engine string states, else to the current one."""
+    from infersim.validation.data import published
+
+    assert published.runtime_of_engine(engine) == profile
+
+
 def test_targets_by_hand():
     """The fidelity targets from hand-set LOSO errors: three rows (B200, MI300X, a 2-node H100
     row at batch 128) at +10%, −30% and +40% give those medians, and only they."""

@@ -65,6 +65,8 @@ RUNTIME_WORDS = {
     "eager": "PyTorch eager, unfused", "python-fused": "fused kernels launched from Python",
     "cpp-nographs": "fused kernels launched from C++ without graphs",
     "trtllm-2023": "TensorRT-LLM's 2023 runtime",
+    "vllm-v0": "vLLM's V0 engine (< 0.8), Triton fused-MoE kernels",
+    "sglang-0.4": "SGLang before 0.4.5, Triton fused-MoE kernels",
     "megakernel": "a persistent mega-kernel decoder: almost no gaps between kernels",
     "dataflow": "a dataflow-compiled decoder: no kernel boundaries",
 }

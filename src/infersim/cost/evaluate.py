@@ -80,17 +80,20 @@ def op_time(tc, tm, floor, overlap: float):
     return np.maximum(np.maximum(tc, tm) + (1.0 - overlap) * np.minimum(tc, tm), floor)
 
 
-KLASSES = ("gemm", "attn", "elementwise")
+KLASSES = ("gemm", "attn", "elementwise", "moe")
 
 
 def kernel_quality(klass: str, rt: Runtime) -> tuple[float, float]:
     """(compute, memory) factors of the runtime's kernel quality for an operator class: GEMMs
     reach ``gemm_efficiency`` of the part's GEMM maxima, attention kernels ``attn_efficiency`` of
-    its attention maxima (both phases), elementwise kernels are the part's own."""
+    its attention maxima (both phases), the routed experts' grouped GEMM ("moe") also
+    ``moe_efficiency`` (both phases), elementwise kernels are the part's own."""
     if klass == "gemm":
         return rt.gemm_efficiency, 1.0
     if klass == "attn":
         return rt.attn_efficiency, rt.attn_efficiency
+    if klass == "moe":
+        return rt.gemm_efficiency * rt.moe_efficiency, rt.moe_efficiency
     return 1.0, 1.0
 
 

@@ -60,7 +60,7 @@ class RawOp:
     kind: str = "all"
     dtype: str = "bf16"          # the data type the operator computes in
     weight_dtype: str = "bf16"   # the data type of the weights it streams (HBM efficiency)
-    klass: str = "gemm"          # "gemm", "attn" (attention kernels) or "elementwise"
+    klass: str = "gemm"          # "gemm", "attn" (attention kernels), "moe" (routed experts) or "elementwise"
     problems: np.ndarray | float = 1.0   # independent GEMM problems in the op (a grouped GEMM's experts)
 
 
@@ -115,7 +115,7 @@ class Block:
             self.op(name, flops, nbytes, mult, kernels, kind, model.head_gemm_dtype, model.head_dtype)
         elif experts:
             self.op(name, flops, nbytes, mult, kernels, kind, model.expert_gemm_dtype, model.expert_dtype,
-                    problems=problems)
+                    klass="moe", problems=problems)
         elif attn:
             self.op(name, flops, nbytes, mult, kernels, kind, model.attn_proj_gemm_dtype, model.attn_proj_dtype)
         else:
@@ -141,7 +141,7 @@ class Op:
     kind: str
     flops: np.ndarray       # raw, for the physical-floor check and reports
     nbytes: np.ndarray
-    klass: str = "gemm"     # which runtime efficiency applies: "gemm", "attn" or "elementwise"
+    klass: str = "gemm"     # which runtime efficiency applies: "gemm", "attn", "moe" or "elementwise"
     ctable: str = "compute_eff"   # the hardware efficiency tables ``f`` and ``m`` were scaled by
     mtable: str = "memory_eff"
 
@@ -163,7 +163,7 @@ class OpTable:
     mult: np.ndarray
     kernels: np.ndarray
     kinds: tuple[str, ...]
-    klasses: tuple[str, ...]      # which runtime efficiency applies: "gemm", "attn" or "elementwise"
+    klasses: tuple[str, ...]      # which runtime efficiency applies: "gemm", "attn", "moe" or "elementwise"
     ctables: tuple[str, ...]      # the hardware efficiency tables ``f`` and ``m`` were scaled by
     mtables: tuple[str, ...]
 

@@ -36,7 +36,8 @@ def render(params: dict[str, float], header: str) -> str:
     """The TOML text of flat ``params`` (the inverse of :func:`calibration`)."""
     groups: dict[tuple[str, str], list[str]] = {}
     for key in sorted(params):
-        kind, name, field = key.split(".", 2)
+        kind, rest = key.split(".", 1)
+        name, field = rest.rsplit(".", 1)       # a profile's name may hold a dot (sglang-0.4)
         groups.setdefault((kind, name), []).append(f"{field} = {params[key]:.6g}")
     lines = [f"# {line}" for line in header.splitlines()]
     for (kind, name), items in groups.items():

@@ -5,7 +5,9 @@ values of ``calibration.toml`` applied; and the resolution of a ``--runtime`` na
 Profiles: ``cuda-graphs`` (the default: graph-captured stacks in general), ``vllm``, ``sglang``,
 ``trtllm`` (each engine's own profile), ``eager`` (PyTorch eager from Python, unfused),
 ``python-fused`` and ``cpp-nographs`` (fused kernels launched without graphs from Python or C++),
-``trtllm-2023`` (TensorRT-LLM's 2023 session runtime, for its 2023 tables). Scenarios for stacks
+``trtllm-2023`` (TensorRT-LLM's 2023 session runtime, for its 2023 tables), ``vllm-v0`` and
+``sglang-0.4`` (vLLM's V0 engine and SGLang before 0.4.5: their engines' host loops, with the
+Triton fused-MoE kernels of early 2025, for reproducing that era's MoE benchmarks). Scenarios for stacks
 that do not ship yet (``scenario = true`` in their file; never calibrated, their numbers assumed):
 ``megakernel`` (a persistent mega-kernel decoder) and ``dataflow`` (a dataflow-compiled decoder):
 both remove most per-kernel gaps, so the co-design can ask which knob matters once the compiler

@@ -37,6 +37,11 @@ the pipeline) costs
   kernels reach (1.0 for current libraries); ``attn_efficiency`` the same for attention kernels
   (FlashAttention-3 and TensorRT-LLM's XQA/FMHA reach the part's attention maximum, FA2 on
   Hopper about two thirds of it).
+* ``moe_efficiency`` — the same for the routed experts' grouped GEMM (both phases: it streams the
+  touched experts' weights and computes their tokens in one kernel), relative to the part's GEMM
+  tables: 1.0 for current grouped-GEMM libraries (CUTLASS / DeepGEMM / TensorRT-LLM's MoE
+  kernels); the Triton fused-MoE kernels of early-2025 stacks (vLLM V0, SGLang before 0.4.5)
+  reach less, above all on DeepSeek's block-scaled FP8 experts (fitted: ``vllm-v0``, ``sglang-0.4``).
 * ``fp8_context_fmha`` — with an fp8 KV cache, the prompt (context) attention runs as an fp8
   flash attention (Q, K, V quantised to fp8 E4M3, fp32 softmax): TensorRT-LLM's
   ``use_fp8_context_fmha``, which ``trtllm-bench build`` sets for FP8 and NVFP4 builds, whose KV
@@ -87,6 +92,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "launch_multiplier": (1.0, 8.0),
     "gemm_efficiency": (0.3, 1.0),
     "attn_efficiency": (0.3, 1.0),
+    "moe_efficiency": (0.3, 1.0),
     "mem_fraction": (0.5, 1.0),
     "host_overlap": (0.0, 1.0),
     "reserve_gb": (0.0, 16.0),
@@ -119,6 +125,7 @@ class Runtime:
     launch: str = ""             # "" = derived from graph_captured ("graph" or "cpp")
     measured: str = ""           # "measured", "fitted" or "assumed": how its numbers are known
     fp8_context_fmha: bool = False   # fp8 prompt attention with an fp8 KV cache (see the module docstring)
+    moe_efficiency: float = 1.0  # the routed experts' grouped-GEMM kernel quality (see the module docstring)
 
     def __post_init__(self) -> None:
         require(isinstance(self.name, str) and bool(self.name),

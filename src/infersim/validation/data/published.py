@@ -20,6 +20,7 @@ kept and reported as excluded, with the reason, never silently dropped; so is a 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from infersim.validation.data.measurements import Source
@@ -93,9 +94,23 @@ ENGINE_RUNTIME = (("tensorrt-llm", "trtllm"), ("trt-llm", "trtllm"), ("nim", "tr
                   ("pytorch (meta internal", "cuda-graphs"))
 
 
+#: Earlier releases with their own profile: runtime -> (its version in an engine string, the
+#: first release of the current profile, the earlier profile). vLLM's V0 engine (< 0.8) and
+#: SGLang before 0.4.5 ran the routed experts with the Triton fused-MoE kernel.
+EARLIER_RELEASES = {"vllm": (re.compile(r"vllm[ _v]*(\d+)\.(\d+)(?:\.(\d+))?"), (0, 8, 0), "vllm-v0"),
+                    "sglang": (re.compile(r"sglang[ _v]*(\d+)\.(\d+)(?:\.(\d+))?"), (0, 4, 5), "sglang-0.4")}
+
+
 def runtime_of_engine(engine: str) -> str:
     e = engine.lower()
-    return next((rt for prefix, rt in ENGINE_RUNTIME if e.startswith(prefix)), "")
+    rt = next((rt for prefix, rt in ENGINE_RUNTIME if e.startswith(prefix)), "")
+    if rt in EARLIER_RELEASES:
+        pattern, first, earlier = EARLIER_RELEASES[rt]
+        found = pattern.search(e)
+        version = tuple(int(x or 0) for x in found.groups()) if found else None
+        if "v0 engine" in e or (version is not None and version < first):
+            return earlier
+    return rt
 
 
 def read(path: Path = PATH) -> list[dict]:
