@@ -101,15 +101,17 @@ def _combines(model: ModelSpec, g: Geometry, blk: Block, tok_q) -> None:
     a, L = g.attn, float(model.n_layers)
     q_bytes = g.tok_pe * g.qh_pe * a.q_width * g.cb
     oml_bytes = g.tok_pe * g.qh_pe * (a.q_width * g.cb + ML_BYTES)
-    if some(g.seq_split > 1):
-        seq_on = 1.0 * (g.seq_split > 1)
+    seq_on = g.seq_split > 1
+    if some(seq_on):
+        seq_on = 1.0 * seq_on
         blk.comm("kv_seq_combine", (coll.all_gather(q_bytes * seq_on, g.lv_seq)
                                     + coll.reduce_scatter(oml_bytes * seq_on, g.lv_seq)).scale(L),
                  "all", 2 * L * seq_on)
     # pass-Q: a rank holds a partial O, m, l of every query that visited it; an all-to-all
     # returns them to the queries' owners (prefill and decode alike)
-    if some((g.ring == 1) & (g.cp > 1)):
-        qoml_on = 1.0 * ((g.ring == 1) & (g.cp > 1))
+    qoml_on = (g.ring == 1) & (g.cp > 1)
+    if some(qoml_on):
+        qoml_on = 1.0 * qoml_on
         oml_all = tok_q * g.qh_pe * (a.q_width * g.cb + ML_BYTES) * qoml_on
         blk.comm("cp_combine", coll.all_to_all(oml_all, g.lv_cp).scale(L), "all", L * qoml_on)
 
