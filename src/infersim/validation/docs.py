@@ -27,7 +27,17 @@ KNOWN_GAPS: tuple[str, ...] = (
     "streaming at their own efficiency per family (10.07%, Blackwell's at its bound); TensorRT-LLM's "
     "PyTorch backend (1.0+) as a profile of its own with fitted host costs (10.65%); trtllm-bench's "
     "0.95 KV fraction for the sources that say they used it (10.19% -> 10.21%); attention kernels "
-    "hiding their shorter phase fully (10.08%).",
+    "hiding their shorter phase fully (10.08%). With the early-2025 engine profiles (LOSO 9.71%): the "
+    "compute-efficiency shape with a 10x larger knee (half the large-GEMM efficiency at 10 GFLOP) "
+    "gives 9.62% and takes `hopper.compute`, `hopper.ridge_overlap`, `ampere.attn_memory` and "
+    "`cdna3.ridge_overlap` off their bounds (`ada.compute` onto its ceiling), but contradicts cuBLAS's "
+    "8192x8192 GEMM, which reaches its maximum at m = 512: the missing compute-side time on Hopper and "
+    "CDNA3 is more likely TP-sharded GEMMs filling few SMs (wave quantisation), which needs an SM count "
+    "per part; the knee scaled with each part's peak (a fixed ramp time) gives 9.82-10.03%. Skewed "
+    "expert popularity (a Beta mixture of concentration 8 / 30 / 100 in the distinct experts a step "
+    "reads) gives 9.94% / 9.78% / 9.72%; `blackwell.memory_fp8` allowed up to 0.93 of HBM 9.99%; the "
+    "floors of `cdna3.attn_memory` and `blackwell.attn_compute` widened to the physical 0.30 / 0.20 "
+    "9.78%, both ending on the new floors.",
     "Continuous batching prices a prompt token at the increment of a one-sequence chunk over a one-token "
     "decode step; for a MoE that increment streams the experts the chunk activates, as if each prompt read "
     "them again. Pricing the mixed step at its operating point instead (the decode step of B sequences plus "
