@@ -147,8 +147,6 @@ def combine(model: ModelSpec, hw: HardwareSpec, par: ParArrays, g: Geometry,
             per_kind[kind] = per_kind[kind] + launches
     kernels = dict(zip(KINDS, columns([per_kind[k] for k in KINDS], g.n)))
     rows = [r for b in blocks for r in b.comms]
-    if g.n == 1:        # one config: a collective with no call, no byte and no hop adds 0 to every sum
-        rows = [r for r in rows if r[3] or any(r[2].c.ravel().tolist()) or any(r[2].k.ravel().tolist())]
     comms = coll.CommTable.of([(component, kind, c) for component, kind, c, _ in rows], KINDS)
     ring = next(b.ring for b in blocks if b.ring is not None)
     stages = stage_shares(model, g)

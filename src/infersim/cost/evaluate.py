@@ -212,11 +212,11 @@ def _comm_times(terms: Terms, links, breakdown: bool, floats: bool = False) -> d
     broadcast (``floats``: one config on one link row, ``links`` a 3-tuple, the sums as Python
     floats, the same bits)."""
     lt = _link_terms(terms.hw, links) if floats else _links_of(terms.hw, links)
-    if floats:          # no ring (cp = 1): its exposed time is 0 · max(0, step − …) = 0 at any step
-        out: dict = {"kinds": {}, "components": {},
-                     "ring_step": float(terms.ring_step.time_on(lt)[0, 0]) if terms.ring_mult[0] else 0.0}
-    else:
-        out = {"kinds": {}, "components": {}, "ring_step": terms.ring_step.time_on(lt)}
+    if not floats:
+        ring = terms.ring_step.time_on(lt)
+    else:               # no ring (cp = 1): its exposed time is 0 · max(0, step − …) = 0 at any step
+        ring = float(terms.ring_step.time_on(lt)[0, 0]) if terms.ring_mult[0] else 0.0
+    out: dict = {"kinds": {}, "components": {}, "ring_step": ring}
     for blk in terms.comms.blocks:
         def price(us, ns, blk=blk):
             if floats:          # one config, one link row: the (1, R, 1) times as floats

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from infersim.cost import collectives as coll
+from infersim.cost.geometry import some
 from infersim.cost.runs import runs
 from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
@@ -122,8 +123,12 @@ class Block:
             self.op(name, flops, nbytes, mult, kernels, kind, model.gemm_dtype, model.weight_dtype)
 
     def comm(self, component: str, comm: coll.Comm, kind: str, launches) -> None:
-        """A collective of ``component`` at ``kind`` positions, ``launches`` kernels per step."""
+        """A collective of ``component`` at ``kind`` positions, ``launches`` kernels per step. One
+        that no config calls, sends a byte over or takes a hop in is not kept: its rows would add
+        0 to every sum."""
         launches = np.asarray(launches, dtype=float)
+        if not (some(launches) or some(comm.c) or some(comm.k)):
+            return
         self.comms.append((component, kind, comm, launches))
         self.launches[kind] = self.launches.get(kind, 0.0) + launches
 
