@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from infersim import InferSimWarning, ModelSpec, Parallelism, Workload, simulate
+from infersim import InferSimError, InferSimWarning, ModelSpec, Parallelism, Workload, simulate
 from infersim.cost.pipeline import stage_layers
 from infersim.hardware_presets import get_hardware
 from infersim.loaders.hf_model import model_from_hf_config
@@ -156,3 +156,29 @@ def test_fp8_context_fmha_runs_prompt_attention_in_fp8_only_with_an_fp8_kv_cache
     assert rt.model_for(m).fp8_context_attention and rt.model_for(bf16_kv) is bf16_kv
     off = _replace(rt, fp8_context_fmha=False)
     assert simulate(m, H100, par, pre, off).op_times_ns["attention"] == pytest.approx(t["vllm"], rel=0.05)
+
+
+def test_trtllm_runs_a_sliding_window_model_with_its_full_context():
+    """TensorRT-LLM keeps every token unless max_attention_window is given (trtllm-bench gives
+    none): Mistral 7B v0.1's 4,096-token window holds for vLLM, not for the trtllm profiles.
+    KV cache at 32 sequences of 20,000 tokens, fp8: 32 · 20,000 · 32 layers · 8 heads · 128 · 2
+    bytes (TensorRT-LLM) against 32 · 4,096 · ... (vLLM); decode attention reads it all."""
+    from infersim.loaders.runtime_files import runtime_from_mapping
+    from infersim.runtime import get_runtime
+
+    m = get_model("Mistral 7B").with_dtypes(weight="fp8", kv="fp8")
+    wl = Workload("decode", s_kv=20000, batch=32)
+    r = {rt: simulate(m, H100, Parallelism(tp=1), wl, rt) for rt in ("trtllm", "trtllm-2023", "vllm", "sglang")}
+    per_token = 32 * 8 * 128 * 2
+    assert r["trtllm"].mem_breakdown_bytes["kv_cache"] == pytest.approx(32 * 20000 * per_token, rel=1e-9)
+    assert r["trtllm-2023"].mem_breakdown_bytes["kv_cache"] == pytest.approx(32 * 20000 * per_token, rel=1e-9)
+    for rt in ("vllm", "sglang"):
+        assert r[rt].mem_breakdown_bytes["kv_cache"] == pytest.approx(32 * 4096 * per_token, rel=1e-9)
+    assert r["trtllm"].op_bytes["attention"] > 4.8 * r["vllm"].op_bytes["attention"]
+    # the same as a model without the window; a model without sliding layers is left alone
+    full = dataclasses.replace(m, layer_types=(), sliding_window=0, fp8_context_attention=True)
+    assert get_runtime("trtllm").model_for(m) == full
+    llama4 = get_model("Llama 4 Scout 17B-16E")
+    assert get_runtime("trtllm").model_for(llama4) is llama4 and get_runtime("vllm").model_for(m) is m
+    with pytest.raises(InferSimError, match="sliding_window must be true or false, got 'no'"):
+        runtime_from_mapping({"name": "x", "base": "trtllm", "sliding_window": "no"}, "x.toml", get_runtime)

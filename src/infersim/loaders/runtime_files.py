@@ -13,6 +13,7 @@ Schema (docs/runtime.md): the Runtime fields by name, flat —
     attn_efficiency = 1.0            # ... and of its attention maximum
     moe_efficiency = 1.0             # ... and its routed experts' grouped GEMM, of the GEMM maxima
     fp8_context_fmha = false         # fp8 prompt attention with an fp8 KV cache (TensorRT-LLM)
+    sliding_window = true            # applies a model's sliding window unasked (TensorRT-LLM: false)
     mem_fraction = 0.9               # HBM share weights + KV + workspace may use
     source = "measured on ..."       # where the numbers come from
 

@@ -54,6 +54,18 @@ the pipeline) costs
   fp8 tensor rate (``cost.FP8_ATTN_EFF`` of the part's attention efficiency); decode attention
   and a 16-bit KV cache are unchanged. Engines that dequantise an fp8 KV cache into a 16-bit
   FlashAttention (vLLM, SGLang by default) leave it off.
+* ``sliding_window`` — whether the stack applies a model's sliding-window attention unasked
+  (caching and attending to the last W tokens of a ``sliding`` layer). TensorRT-LLM does not:
+  the KV cache keeps every token unless ``max_attention_window`` is given
+  (``KvCacheConfig.max_attention_window``, default None, ``tensorrt_llm/llmapi/llm_args.py``), and
+  its own runs turn the window on by passing it: "Add ``--max_attention_window_size 4096`` ...
+  which enables the sliding window attention" for StarCoder2 (``examples/gpt/README.md``
+  @59f41c06), ``--max_attention_window_size`` in its Mistral 7B v0.1 sliding-window tests
+  (``tests/integration/defs/examples/test_mistral.py`` @1100b262). ``trtllm-bench`` passes none,
+  so it runs Mistral 7B v0.1 with the full context in every layer: at 20K-token prompts about a
+  fifth of the sequences fit, and decode attention reads the whole context. Off, a model's
+  ``sliding`` layers run as ``full`` ones (``chunked`` layers are unchanged). vLLM and SGLang
+  apply the window (on by default).
 * ``mem_fraction`` — the fraction of each PE's HBM the stack lets weights, KV cache and
   workspace use; the rest is its CUDA context, communicator buffers, allocator slack and
   fragmentation (vLLM's ``gpu_memory_utilization`` defaults to 0.90, SGLang's
@@ -126,10 +138,13 @@ class Runtime:
     measured: str = ""           # "measured", "fitted" or "assumed": how its numbers are known
     fp8_context_fmha: bool = False   # fp8 prompt attention with an fp8 KV cache (see the module docstring)
     moe_efficiency: float = 1.0  # the routed experts' grouped-GEMM kernel quality (see the module docstring)
+    sliding_window: bool = True  # applies a model's sliding-window layers unasked (see the module docstring)
 
     def __post_init__(self) -> None:
         require(isinstance(self.name, str) and bool(self.name),
                 lambda: f"runtime name must be a non-empty string, got {short_repr(self.name)}")
+        require(isinstance(self.sliding_window, bool),
+                lambda: f"sliding_window must be true or false, got {short_repr(self.sliding_window)}")
         require(isinstance(self.fp8_context_fmha, bool),
                 lambda: f"fp8_context_fmha must be true or false, got {short_repr(self.fp8_context_fmha)}")
         require(isinstance(self.graph_captured, bool),
@@ -171,8 +186,11 @@ class Runtime:
         return self.mem_fraction * c
 
     def model_for(self, model):
-        """``model`` as this runtime runs it: with fp8 prompt attention when the runtime uses
-        fp8 context FMHA and the model's KV cache is fp8 (``model`` itself otherwise)."""
+        """``model`` as this runtime runs it: its sliding-window layers as full ones when the
+        runtime does not apply the window, with fp8 prompt attention when the runtime uses fp8
+        context FMHA and the model's KV cache is fp8 (``model`` itself otherwise)."""
+        if not self.sliding_window and model.sliding_window:
+            model = _full_attention(model)
         if self.fp8_context_fmha and model.kv_dtype == "fp8" and not model.fp8_context_attention:
             return _with_fp8_context(model)
         return model
@@ -193,6 +211,13 @@ def check_number(name: str, v, lo: float, hi: float, where: str = "") -> None:
 
 def runtime_fields() -> list[str]:
     return [f.name for f in fields(Runtime)]
+
+
+@lru_cache(maxsize=64)
+def _full_attention(model):
+    """``model`` with its sliding-window layers caching and attending to the whole sequence."""
+    types = tuple("full" if t == "sliding" else t for t in model.layer_types)
+    return replace(model, layer_types=() if set(types) == {"full"} else types, sliding_window=0)
 
 
 @lru_cache(maxsize=256)
