@@ -209,3 +209,19 @@ def test_fit_loss_is_soft_l1_at_the_typical_miss():
     assert got[4] == pytest.approx(math.sqrt(0.02 * (math.sqrt(2) - 1)))      # 0.0910 at r = s
     assert got[3] == pytest.approx(0.001, rel=1e-3)                             # small: r itself
     assert got[5] ** 2 == pytest.approx(2 * 0.1 * 2.0, rel=0.06)                # large: 2·s·|r|
+
+
+def test_a_stated_concurrency_above_the_benchmark_cap_is_the_engines_own():
+    """ROCm's offline benchmarks admit all 3,200 prompts (max_num_seqs = num_prompts): a stated
+    concurrency above trtllm-bench's 2,048 is kept when its KV cache fits (Llama 3.1 70B FP8 on
+    8x MI300X holds over 3,200 sequences of 2,176 tokens), while a maximum-throughput row (0)
+    stays capped at 2,048 per replica."""
+    from infersim.validation.rows import BATCH_CAP, Measurement, serving_batch
+
+    hw, rt = HW_PRESETS["MI300X x8"], RUNTIMES["vllm"]
+    stated = Measurement("syn", "Llama 3.1 70B", "MI300X x8", "fp8", 8, 3200, 128, 2048, "tok_s_total", 1.0,
+                         batching="continuous")
+    batch, cap = serving_batch(stated, hw, rt)
+    assert batch == cap == 3200
+    assert serving_batch(Measurement("syn", "Llama 3.1 70B", "MI300X x8", "fp8", 8, 0, 128, 2048, "tok_s_total",
+                                     1.0, batching="continuous"), hw, rt) == (BATCH_CAP, BATCH_CAP)

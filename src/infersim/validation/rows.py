@@ -12,9 +12,11 @@ runtime a parameter set gives (:func:`predict`):
   sum).
 * ``batching="continuous"`` rows (in-flight batching, :mod:`infersim.serving.model`): batch =
   the client's concurrency, or 0 for a maximum-throughput benchmark, which runs the most
-  full-length sequences that fit (capped at :data:`BATCH_CAP`). Beyond the KV capacity requests
-  queue and the deployment runs at its largest batch: TPOT and tokens/s saturate, while TTFT
-  measures the queue, which the steady state does not have (those TTFT rows are shown, not scored).
+  full-length sequences that fit (capped at :data:`BATCH_CAP` per replica, or at a stated
+  concurrency above it: ROCm's offline benchmarks set ``max_num_seqs`` = ``num_prompts`` =
+  3200). Beyond the KV capacity requests queue and the deployment runs at its largest batch:
+  TPOT and tokens/s saturate, while TTFT measures the queue, which the steady state does not
+  have (those TTFT rows are shown, not scored).
   A row whose source states its run's request count (``requests``: an offline benchmark submits
   them all at once) is a finite run (:func:`infersim.serving.model.finite_run`): its last, partial
   wave of requests decodes at a smaller batch.
@@ -147,7 +149,8 @@ def serving_batch(row: Measurement, hw, runtime) -> tuple[int, int]:
 
     wl = Workload("decode", s_kv=row.isl + row.osl, batch=max(row.batch, row.dp))
     configs = ParArrays.from_configs([row.par()], wl)
-    cap = int(max_batch(row.model_spec, hw, configs, Request(row.isl, row.osl), BATCH_CAP, runtime)[0])
+    limit = max(BATCH_CAP, -(-row.batch // max(row.dp, 1)))   # a stated concurrency is the engine's own cap
+    cap = int(max_batch(row.model_spec, hw, configs, Request(row.isl, row.osl), limit, runtime)[0])
     return (cap if row.batch == 0 else min(row.batch, cap)), cap
 
 
