@@ -55,6 +55,32 @@ def test_finite_run_waves_by_hand():
     assert list(last_wave(np.array([1500, 2918, 300, 0]), 1459)) == [41, 1459, 300, 1459]
 
 
+def test_synced_replicas_carry_the_busiest_replicas_prompts():
+    """A MoE's attention-DP replicas meet in every expert layer, so a step carries the prompts
+    of the busiest one (TensorRT-LLM measures ADP imbalance costing 35% of throughput, blog10):
+    by hand, λ = 0.4375 prompts per step per replica over 8 replicas start at most
+    1 − 0.5625^8 = 0.990 in the busiest (2.26x the mean); the routed experts' share of the
+    work spreads over the group. Dense replicas are independent: TPOT = decode + demand · r."""
+    from infersim.serving.model import busiest_share, continuous_times_of, synced_replicas
+
+    assert busiest_share(0.4375, 8.0) == pytest.approx((1 - 0.5625 ** 8) / 0.4375)
+    assert busiest_share(0.4375, 1.0) == pytest.approx(1.0)
+    assert busiest_share(2.3, 8.0) == pytest.approx((3 - 0.7 ** 8) / 2.3)
+    assert busiest_share(0.0, 8.0) == 1.0
+    dsv3, llama = PRESETS["DeepSeek-V3"].model, PRESETS["Llama 3.1 8B"].model
+    replicas, local = synced_replicas(dsv3, 8)
+    routed = 58 * 8 * 3 * 7168 * 2048                 # layers x experts a token uses x their weights
+    assert replicas == 8 and local == pytest.approx(1 - routed / (dsv3.active_param_count() - dsv3.embedding_params()))
+    assert 0.3 < local < 0.6 and synced_replicas(llama, 8) == (1.0, 1.0)
+    # 896 sequences per replica, prompts of 1,024 tokens, outputs of 2,048 (demand 448 tokens per step)
+    t_dec, t_chunk, t_w = 100e6, 60e6, 10e6
+    r = (t_chunk - t_w) / 1024
+    _, alone = continuous_times_of(t_dec, t_chunk, t_w, 1024.0, 2048.0, 896.0, 8192)
+    _, synced = continuous_times_of(t_dec, t_chunk, t_w, 1024.0, 2048.0, 896.0, 8192, synced=(8.0, local))
+    assert alone == pytest.approx(t_dec + 448 * r)
+    assert synced == pytest.approx(t_dec + 448 * (1 + local * (busiest_share(0.4375, 8.0) - 1)) * r)
+
+
 def test_finite_run_never_beats_the_steady_state(llama70b):
     """A run whose requests fill whole waves delivers the steady state's tokens/s; one more
     request adds a whole wave at batch 1, so tokens/s drops, and the makespan is N·osl / tok/s."""

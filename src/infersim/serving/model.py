@@ -25,6 +25,10 @@ full-length sequences (isl + osl tokens). Two batching models (``batching``):
       TPOT = decode(batch, isl + osl/2) + d·r,
       TTFT = ⌈isl/C⌉ · (decode(batch, isl + osl/2) + min(C, isl)·r),
       E2E = TTFT + (osl − 1)·TPOT,  tok/s = batch / TPOT.
+  A MoE's DP replicas are not independent (attention data parallel: the expert layers span
+  them), so every step waits for the replica that started the most prompts: the share of a
+  prompt token's work its own replica does is carried at the busiest replica's count
+  (:func:`busiest_share`, :func:`synced_replicas`), d·r becoming d·(1 + local·(busiest − 1))·r.
 
 Tokens/s per user = 1 / TPOT (the stream each user sees); per PE = tok/s / PEs used.
 """
@@ -99,7 +103,7 @@ WEIGHTS_ONLY = Workload("decode", s_kv=1)
 
 
 def continuous_times(t_dec, t_chunk, t_w, request: Request, per_replica, chunk_tokens: int,
-                     tokens_per_step: float = 1.0):
+                     tokens_per_step: float = 1.0, synced=(1.0, 1.0)):
     """(TTFT, TPOT) of in-flight batching with chunked prefill from three step times (see the
     module docstring): ``t_dec`` the decode step of the batch at the mean context, ``t_chunk`` a
     prompt chunk of one sequence per replica, ``t_w`` a weights-only decode step of one
@@ -108,19 +112,51 @@ def continuous_times(t_dec, t_chunk, t_w, request: Request, per_replica, chunk_t
     tokens per sequence, so requests finish (and prompts arrive) E times as often per step:
     TPOT = (t_dec + d·E·r) / E."""
     return continuous_times_of(t_dec, t_chunk, t_w, request.new_tokens, request.osl, per_replica, chunk_tokens,
-                               tokens_per_step)
+                               tokens_per_step, synced)
 
 
-def continuous_times_of(t_dec, t_chunk, t_w, new, osl, per_replica, chunk_tokens: int, tokens_per_step=1.0):
+def continuous_times_of(t_dec, t_chunk, t_w, new, osl, per_replica, chunk_tokens: int, tokens_per_step=1.0,
+                        synced=(1.0, 1.0)):
     """:func:`continuous_times` for ``new`` prompt tokens to prefill and ``osl`` output tokens
-    per request, each a scalar or an array over rows."""
+    per request, each a scalar or an array over rows. ``synced`` = (D, local) (:func:`synced_replicas`):
+    D replicas wait for each other every step, so the ``local`` share of a prompt token's work
+    (what its own replica does) is carried at the busiest replica's prompt count, the rest
+    (routed experts, spread over the expert group) at the mean."""
     chunk = np.minimum(float(chunk_tokens), new)
     r = np.maximum(t_chunk - t_w, 0.0) / chunk                     # ns per extra prompt token
     demand = per_replica * new * tokens_per_step / osl             # prompt tokens per step
     budget = np.maximum(float(chunk_tokens), demand)
-    tpot = (t_dec + demand * r) / tokens_per_step
+    replicas, local = synced
+    busiest = 1.0 + local * (busiest_share(per_replica * tokens_per_step / osl, replicas) - 1.0)
+    tpot = (t_dec + np.minimum(demand * busiest, budget) * r) / tokens_per_step
     ttft = np.ceil(new / budget) * (t_dec + np.minimum(budget, new) * r)
     return ttft, tpot
+
+
+def busiest_share(lam, synced):
+    """Prompts the busiest of ``synced`` replicas starts in a step over the mean ``lam`` per
+    replica. Requests of one length finish evenly, so each replica starts ⌊λ⌋ or ⌈λ⌉ prompts
+    (the integer distribution of mean λ with the least spread); the busiest of D starts
+    ⌊λ⌋ + 1 − (1 − frac λ)^D: at λ = 0.44 and D = 8 (DeepSeek-R1 at 896 sequences per rank,
+    OSL 2048), 0.99 prompts, 2.3x the mean. One replica (D = 1) starts λ: the ratio is 1."""
+    lam = np.asarray(lam, dtype=float)
+    whole = np.floor(lam)
+    most = whole + 1.0 - (1.0 - (lam - whole)) ** synced
+    return np.where(lam > 0, most / np.where(lam > 0, lam, 1.0), 1.0)
+
+
+def synced_replicas(model: ModelSpec, dp) -> tuple:
+    """(D, local): replicas that wait for each other every step, and the share of a token's
+    work its own replica does. A MoE's expert layers span every DP replica (attention
+    data-parallel, experts over the whole group: ``cost.moe``), so each layer's all-to-all or
+    all-reduce waits for the slowest replica, while a token's routed experts run over the group:
+    local = 1 − routed-expert parameters a token uses / the parameters it multiplies (embedding
+    lookup aside). Dense replicas run on their own: D = 1."""
+    dp = np.asarray(dp, dtype=float)
+    if not model.is_moe:
+        return np.ones_like(dp), 1.0
+    routed = model.n_moe_layers * model.n_experts_per_tok * model.dense_ffn_params(model.moe_ffn_hidden)
+    return dp, 1.0 - routed / (model.active_param_count() - model.embedding_params())
 
 
 def finite_run(tpot_full, tpot_last, requests, batch):
@@ -250,13 +286,14 @@ def evaluate_serving(model: ModelSpec, hw: HardwareSpec, configs: ParArrays, bat
     else:
         t_chunk, t_w = (_prompt_steps(model, hw, rows, request, rt, chunk_tokens, spec, knobs)
                         if prompt_ns is None else prompt_ns)
-        ttft, tpot = continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens, e)
+        synced = synced_replicas(model, rows.dp)
+        ttft, tpot = continuous_times(t_dec, t_chunk, t_w, request, per_replica, chunk_tokens, e, synced)
         tok_s = batch / (tpot * 1e-9)
         if requests:        # the last wave's decode step; its prompts cost what the others' do
             last = rows.with_batch(last_wave(requests, batch).astype(np.int64))
             t_last, e_last = _decode_ns(model, hw, last, request, spec, rt, knobs)
             _, tpot_last = continuous_times(t_last, t_chunk, t_w, request, np.ceil(last.batch / last.dp),
-                                            chunk_tokens, e_last)
+                                            chunk_tokens, e_last, synced)
             tok_s, tpot = finite_run(tpot, tpot_last, requests, batch)
         e2e = ttft + (request.osl - 1) * tpot
     pes = rows.pes.astype(float)

@@ -33,6 +33,7 @@ from infersim.serving.model import (
     finite_run,
     last_wave,
     one_per_replica,
+    synced_replicas,
 )
 from infersim.specs.efficiency import KIND_OF, scaled_factor
 from infersim.specs.parallel import ParArrays
@@ -133,6 +134,8 @@ class Harness:
         self.ct_per_last = np.ceil(last_wave(self.ct_requests, self.ct_batch) / dp)
         self.ct_new = np.array([Request(self.rows[i].isl, self.rows[i].osl).new_tokens for i in self.ct_row], float)
         self.ct_osl = np.array([self.rows[i].osl for i in self.ct_row], float)
+        sync = [synced_replicas(self.rows[i].model_spec, d) for i, d in zip(self.ct_row, dp)]
+        self.ct_synced = (np.array([s for s, _ in sync], float), np.array([loc for _, loc in sync], float))
         self.ct_metric = np.array([("tok_s_total", "tpot_ms", "ttft_ms").index(self.rows[i].metric)
                                    for i in self.ct_row], np.int64)
 
@@ -267,9 +270,9 @@ class Harness:
         if len(self.ct_row):
             t_dec, t_chunk, t_w, t_last = (lat[self.ct_steps[:, j]] for j in range(4))
             ttft, tpot = continuous_times_of(t_dec, t_chunk, t_w, self.ct_new, self.ct_osl, self.ct_per,
-                                             DEFAULT_CHUNK_TOKENS)
+                                             DEFAULT_CHUNK_TOKENS, synced=self.ct_synced)
             _, tpot_last = continuous_times_of(t_last, t_chunk, t_w, self.ct_new, self.ct_osl, self.ct_per_last,
-                                               DEFAULT_CHUNK_TOKENS)
+                                               DEFAULT_CHUNK_TOKENS, synced=self.ct_synced)
             tok_s, tpot = finite_run(tpot, tpot_last, self.ct_requests, self.ct_batch)
             vals = np.stack([tok_s, tpot / 1e6, ttft / 1e6])
             out[self.ct_row] = vals[self.ct_metric, np.arange(len(self.ct_row))]
