@@ -64,7 +64,7 @@ def test_synced_replicas_carry_the_busiest_replicas_prompts():
     from infersim.serving.model import busiest_share, continuous_times_of, synced_replicas
 
     assert busiest_share(0.4375, 8.0) == pytest.approx((1 - 0.5625 ** 8) / 0.4375)
-    assert busiest_share(0.4375, 1.0) == pytest.approx(1.0)
+    assert busiest_share(0.4375, 1.0) == busiest_share(0.3, 1.0) == 1.0     # exactly: dense steps keep their bits
     assert busiest_share(2.3, 8.0) == pytest.approx((3 - 0.7 ** 8) / 2.3)
     assert busiest_share(0.0, 8.0) == 1.0
     dsv3, llama = PRESETS["DeepSeek-V3"].model, PRESETS["Llama 3.1 8B"].model

@@ -142,7 +142,7 @@ def busiest_share(lam, synced):
     lam = np.asarray(lam, dtype=float)
     whole = np.floor(lam)
     most = whole + 1.0 - (1.0 - (lam - whole)) ** synced
-    return np.where(lam > 0, most / np.where(lam > 0, lam, 1.0), 1.0)
+    return np.where((lam > 0) & (np.asarray(synced) > 1), most / np.where(lam > 0, lam, 1.0), 1.0)
 
 
 def synced_replicas(model: ModelSpec, dp) -> tuple:
