@@ -129,7 +129,8 @@ KNOWN_GAPS: tuple[str, ...] = (
     "at the 8-bit maximum either way); with a separate expert-streaming multiplier per family on top "
     "10.7% (Hopper's fits 0.96: the other Hopper MoE sources want no faster experts); a fitted MoE "
     "kernel quality for each of today's `vllm` and `sglang` profiles 9.66% (SGLang's at its ceiling, "
-    "vLLM's 0.93). The engines disagree by 2x at one point: DeepSeek-R1 TP8 on 8x H200 at concurrency 4 "
+    "vLLM's 0.93); SGLang's allowed up to 2 (its experts past the part's 8-bit maximum) fits only 1.09 "
+    "(9.71%): its B200, MI325X and GPUStack rows do not share the H200 rows' speed. The engines disagree by 2x at one point: DeepSeek-R1 TP8 on 8x H200 at concurrency 4 "
     "decodes at 19.4 ms per token on vLLM 0.11 (GPUStack, -27% predicted) and 9.7 ms on SGLang 0.5.12 "
     "(InferenceX, +26%).",
     "B200 / GB200: `blackwell.memory_fp8` ends at its ceiling (1.6 x the preset's 0.32, a small-M fp8 "
