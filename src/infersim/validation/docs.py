@@ -132,7 +132,10 @@ KNOWN_GAPS: tuple[str, ...] = (
     "vLLM's 0.93); SGLang's allowed up to 2 (its experts past the part's 8-bit maximum) fits only 1.09 "
     "(9.71%): its B200, MI325X and GPUStack rows do not share the H200 rows' speed. The engines disagree by 2x at one point: DeepSeek-R1 TP8 on 8x H200 at concurrency 4 "
     "decodes at 19.4 ms per token on vLLM 0.11 (GPUStack, -27% predicted) and 9.7 ms on SGLang 0.5.12 "
-    "(InferenceX, +26%).",
+    "(InferenceX, +26%). dstack's SGLang 0.4.3 on H200 keeps gaining past the KV capacity the "
+    "harness gives it (153 full-length sequences at 3200/800: measured 786 -> 1262 tok/s from 128 to "
+    "512 prompts); admitting vLLM's and SGLang's sequences at their mean occupancy (isl + osl/2, paged "
+    "KV allocated on demand) instead of their full length gives LOSO 9.67% and that source 34.6%.",
     "B200 / GB200: `blackwell.memory_fp8` ends at its ceiling (1.6 x the preset's 0.32, a small-M fp8 "
     "GEMM's streaming measured at 64 MB; B200's fp4 weights stream through the same table). At large "
     "sizes the same kind of benchmark streams much faster (aiconfigurator's framework-Linear sweeps, "
