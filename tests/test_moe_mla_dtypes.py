@@ -182,3 +182,20 @@ def test_ep_on_dense_model_is_rejected(llama8b, generic_hw):
     with pytest.raises(InferSimError, match="must divide n_experts"):
         simulate(PRESETS["Mixtral 8x7B"].model, generic_hw, Parallelism(dp=16, ep=16),
                  Workload(batch=16))
+
+
+def test_grouped_gemm_computes_per_expert_and_streams_as_one_kernel():
+    """A grouped GEMM over 64 experts: its compute runs at the efficiency of one expert's FLOPs
+    (each tile holds one expert's few tokens), its weight loads at the efficiency of the kernel's
+    total bytes (one kernel keeps every expert's loads in flight), not of one expert's share."""
+    hw = HW_PRESETS["H100-SXM x8"]
+    flops, nbytes, experts = 2e10, 4e8, 64.0
+    op = cost.terms.RawOp("moe_experts", np.array([flops]), np.array([nbytes]), 1.0, 3, klass="moe",
+                          dtype="bf16", weight_dtype="bf16", problems=np.array([experts]))
+    t = cost.op_table(hw, [op], 1)
+    mem = hw.memory_table("bf16")
+    assert t.m[0, 0] == pytest.approx(nbytes / float(hw.table_efficiency(mem, np.array([nbytes]))[0]))
+    per_expert = float(hw.table_efficiency(mem, np.array([nbytes / experts]))[0])
+    assert t.m[0, 0] < nbytes / per_expert                          # 6 MB per expert streams slower
+    eff_c = float(hw.table_efficiency(hw.compute_table("bf16"), np.array([flops / experts]))[0])
+    assert t.f[0, 0] == pytest.approx(flops / (eff_c * hw.tensor_rate("bf16") * hw.clock_fraction))

@@ -225,3 +225,21 @@ def test_a_stated_concurrency_above_the_benchmark_cap_is_the_engines_own():
     assert batch == cap == 3200
     assert serving_batch(Measurement("syn", "Llama 3.1 70B", "MI300X x8", "fp8", 8, 0, 128, 2048, "tok_s_total",
                                      1.0, batching="continuous"), hw, rt) == (BATCH_CAP, BATCH_CAP)
+
+
+def test_estimated_maxima_span_their_physical_range_and_clipping_counts_as_a_bound():
+    from infersim.presets.hardware_presets import FAMILY_PRESETS, RAW_PRESETS
+    from infersim.validation.fit import ESTIMATED, at_bound
+    by_name = {p.name: p for p in PARAMS}
+    l40s = RAW_PRESETS[FAMILY_PRESETS["ada"][0]]
+    assert l40s.name == "L40S x8"
+    p = by_name["ada.memory_fp8"]                 # L40S's 8-bit GEMV maximum is an estimate (0.55)
+    assert (p.lo, p.hi) == (round(0.25 / 0.55, 3), round(0.95 / 0.55, 3))
+    assert (by_name["hopper.memory_fp8"].lo, by_name["hopper.memory_fp8"].hi) == (0.6, 1.6)   # measured
+    assert all(k in ("compute", "compute_fp8", "memory", "memory_fp8", "attn_compute", "attn_memory")
+               for kinds in ESTIMATED.values() for k in kinds)
+    prior = {q.name: q.prior_value for q in PARAMS}
+    assert not [n for n in at_bound(prior) if n.split(".")[0] in FAMILY_PRESETS]   # maxima as measured
+    # MI300X's fp8 GEMM maximum (0.47) x 0.64 is its physical floor (0.30): in range, yet stopped
+    assert by_name["cdna3.compute_fp8"].lo < 0.64 and "cdna3.compute_fp8" in at_bound({**prior, "cdna3.compute_fp8": 0.3 / 0.47})
+    assert "cdna3.compute_fp8" not in at_bound({**prior, "cdna3.compute_fp8": 0.8})

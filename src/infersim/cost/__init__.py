@@ -118,9 +118,11 @@ def _table_eff(rows, size: np.ndarray) -> np.ndarray:
 
 def op_table(hw: HardwareSpec, raws: list[RawOp], n: int) -> OpTable:
     """The operators with the hardware's size- and dtype-dependent efficiencies applied:
-    ``f = flops / (eff_c · tensor rate · clock)``, ``m = bytes / eff_m`` (a grouped GEMM runs at
-    the efficiency of each of its problems' size; an fp8 attention at ``FP8_ATTN_EFF`` of the
-    part's attention efficiency), stacked in :data:`KINDS` order (stable: a block's order stays)."""
+    ``f = flops / (eff_c · tensor rate · clock)``, ``m = bytes / eff_m`` (a grouped GEMM computes
+    at the efficiency of each of its problems' size, since every tile holds one expert's few
+    tokens, and streams at the efficiency of its total bytes, since one kernel keeps all of its
+    experts' weight loads in flight; an fp8 attention at ``FP8_ATTN_EFF`` of the part's attention
+    efficiency), stacked in :data:`KINDS` order (stable: a block's order stays)."""
     kinds = _op_kinds(hw, tuple((o.kind, o.klass, o.dtype, o.weight_dtype, o.mult, o.kernels) for o in raws))
     raws = [raws[i] for i in kinds.order]
     k = len(raws)
@@ -128,7 +130,7 @@ def op_table(hw: HardwareSpec, raws: list[RawOp], n: int) -> OpTable:
     for i, o in enumerate(raws):
         flops[i], nbytes[i], problems[i] = o.flops, o.nbytes, o.problems
     f = flops / (_table_eff(kinds.crows, flops / problems) * kinds.scale)
-    m = nbytes / _table_eff(kinds.mrows, nbytes / problems)
+    m = nbytes / _table_eff(kinds.mrows, nbytes)
     return OpTable(tuple(o.name for o in raws), f, m, flops, nbytes, kinds.mult, kinds.kernels,
                    tuple(o.kind for o in raws), tuple(o.klass for o in raws), kinds.ctables, kinds.mtables)
 

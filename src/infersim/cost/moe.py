@@ -85,7 +85,8 @@ def moe(model: ModelSpec, g: Geometry) -> Block:
     touched = busiest_rank_experts(n_tok, k, E, g.ep)   # experts the busiest rank reads
     w_expert = m * h * fe * DTYPE_BYTES[model.expert_dtype]
     # a grouped GEMM over the experts the rank touches: each expert's GEMM has only its own
-    # tokens (M = pairs / experts), so it runs at the efficiency of that size, not the sum's
+    # tokens (M = pairs / experts), so it computes at the efficiency of that size, not the sum's;
+    # its weight loads stream as one kernel's (the efficiency of the total bytes)
     blk.gemm(model, "moe_experts", 2 * assign * m * h * fe / etp,
              touched * w_expert / etp + assign * (2 * h + m * fe / etp) * ab, L_moe, 3, "moe",
              experts=True, problems=touched)

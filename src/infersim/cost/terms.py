@@ -111,7 +111,7 @@ class Block:
         (``experts``: the routed experts' dtypes, e.g. gpt-oss's MXFP4; ``attn``: the attention
         projections', e.g. bf16 in an FFN-only fp8 checkpoint; ``head``: the LM head's, 16-bit in
         quantised checkpoints). ``problems``: a grouped GEMM of that many independent GEMMs
-        (experts), each as efficient as its own size."""
+        (experts), each computing as efficiently as its own size (``op_table``)."""
         if head:
             self.op(name, flops, nbytes, mult, kernels, kind, model.head_gemm_dtype, model.head_dtype)
         elif experts:
