@@ -150,9 +150,9 @@ KNOWN_GAPS: tuple[str, ...] = (
     "lands on 0, pushed by TensorRT-LLM's DeepSeek-R1 at 896 sequences per rank (the blog's best-"
     "performance run, +26% held out), which also holds `blackwell.attn_compute` on its floor. Hopper's "
     "priors from the large GEMMs (0.93 / 0.89) gave 10.0% with nine parameters at a bound "
-    "(`hopper.memory_fp8` 0.66): Hopper's fp8 rows stream at the 64 MB rate; so does a fixed time per "
-    "GEMM kernel streaming 8-bit or narrower weights, fitted on top of the large-GEMM rates (2.7 us, "
-    "LOSO 10.1%). Not adopted for Hopper.",
+    "(`hopper.memory_fp8` 0.66), and a fixed time per GEMM kernel streaming 8-bit or narrower weights "
+    "fitted on top of the large-GEMM rates ended at 2.7 us (LOSO 10.1%): Hopper's fp8 rows stream at "
+    "the 64 MB rate whatever their size. Neither is adopted for Hopper.",
     "ShareGPT bursts (GPUStack's performance lab: 1,000 ShareGPT requests sent at once to vLLM 0.11, "
     "SGLang 0.5 and TensorRT-LLM 1.0 with DeepSeek-R1 on 8x H200, to vLLM and SGLang with Qwen3-235B on "
     "8x H100) are shown, not fitted: each request has its own lengths and only their totals are "
@@ -168,11 +168,11 @@ KNOWN_GAPS: tuple[str, ...] = (
     "Estimated maxima: a family's maximum that its reference part states as an estimate (L40S: every "
     "kind, no published micro-benchmarks; A100 and MI300X: the 8-bit-weight GEMV and paged decode "
     "attention; B200: decode attention) is fitted over its kind's physical range, a measured one within "
-    "its spread. The L40S/RTX 4090 4-bit GEMV fits 0.89 of bandwidth and decode attention 0.88, A100's "
+    "its spread. The L40S/RTX 4090 8-bit and 4-bit GEMV fits 0.89 of bandwidth and decode attention 0.88, A100's "
     "decode attention 0.92, all off their former ceilings (LOSO 9.71% -> 9.85%); MI300X's decode "
     "attention ends on the physical floor (0.30 of HBM). A multiplier is also reported at a bound when "
     "it takes the reference part's maximum to the edge of its physical range, where it stops acting "
-    "(before this stop `cdna3.compute_fp8` and `cdna3.memory` sat there unreported; now "
+    "(under the former ranges `cdna3.compute_fp8` and `cdna3.memory` sat there unreported; now "
     "`cdna3.compute_fp8` and `blackwell.memory`, B200's HBM stream at 0.95).",
     "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
     "rows have no preset yet (listed above as not expressed).",
