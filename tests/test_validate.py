@@ -243,3 +243,6 @@ def test_estimated_maxima_span_their_physical_range_and_clipping_counts_as_a_bou
     # MI300X's fp8 GEMM maximum (0.47) x 0.64 is its physical floor (0.30): in range, yet stopped
     assert by_name["cdna3.compute_fp8"].lo < 0.64 and "cdna3.compute_fp8" in at_bound({**prior, "cdna3.compute_fp8": 0.3 / 0.47})
     assert "cdna3.compute_fp8" not in at_bound({**prior, "cdna3.compute_fp8": 0.8})
+    from infersim.validation.fit import at_physical_limit
+    assert at_physical_limit({**prior, "cdna3.compute_fp8": 0.3 / 0.47}) == ["cdna3.compute_fp8"]
+    assert at_physical_limit({**prior, "hopper.compute": 0.7}) == []        # its range's floor, not a limit

@@ -61,13 +61,13 @@ def run(args) -> int:
     for c, v, g, ok in targets(rep):
         t.add_row(c, v, g, "yes" if ok else "no")
     console.print(t)
-    from infersim.validation.fit import PARAMS
-    bound = set(rep.at_bound())
+    from infersim.validation.fit import PARAMS, at_physical_limit
+    bound, limit = set(rep.at_bound()), set(at_physical_limit(rep.params))
     t = Table(title="Fitted parameters (in-sample fit on every source)")
     for col in ("parameter", "value", "range", "at a bound", "rows it moves"):
         t.add_column(col, justify="left" if col in ("parameter", "range") else "right")
     for p in PARAMS:
-        t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", "yes" if p.name in bound else "",
+        t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", "physical limit" if p.name in limit else "yes" if p.name in bound else "",
                   str(rep.moved.get(p.name, "-")))
     console.print(t)
     if rep.load is not None:

@@ -225,7 +225,13 @@ def at_bound(params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> list
     return [p.name for p in spec if p.name in params and (
         math.isclose(params[p.name], p.lo, rel_tol=1e-3, abs_tol=1e-9 + 1e-3 * (p.hi - p.lo))
         or math.isclose(params[p.name], p.hi, rel_tol=1e-3, abs_tol=1e-3 * (p.hi - p.lo))
-        or (params[p.name] != p.prior_value and _clipped(p, params[p.name])))]
+        or p.name in at_physical_limit(params, (p,)))]
+
+
+def at_physical_limit(params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> list[str]:
+    """The parameters :func:`at_bound` reports inside their range: their maximum at its physical limit."""
+    return [p.name for p in spec if p.name in params and params[p.name] != p.prior_value
+            and _clipped(p, params[p.name])]
 
 
 def _clipped(p: Param, value: float) -> bool:
