@@ -67,7 +67,8 @@ def run(args) -> int:
     for col in ("parameter", "value", "range", "at a bound", "rows it moves"):
         t.add_column(col, justify="left" if col in ("parameter", "range") else "right")
     for p in PARAMS:
-        t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", "physical limit" if p.name in limit else "yes" if p.name in bound else "",
+        mark = "physical limit" if p.name in limit else "yes" if p.name in bound else ""
+        t.add_row(p.name, f"{rep.params[p.name]:.4g}", f"[{p.lo:g}, {p.hi:g}]", mark,
                   str(rep.moved.get(p.name, "-")))
     console.print(t)
     if rep.load is not None:
