@@ -61,8 +61,8 @@ def run(args) -> int:
     for c, v, g, ok in targets(rep):
         t.add_row(c, v, g, "yes" if ok else "no")
     console.print(t)
-    from infersim.validation.fit import PARAMS, at_physical_limit
-    bound, limit = set(rep.at_bound()), set(at_physical_limit(rep.params))
+    from infersim.validation.fit import PARAMS
+    bound, limit = set(rep.at_bound()), set(rep.at_physical_limit())
     t = Table(title="Fitted parameters (in-sample fit on every source)")
     for col in ("parameter", "value", "range", "at a bound", "rows it moves"):
         t.add_column(col, justify="left" if col in ("parameter", "range") else "right")

@@ -88,9 +88,15 @@ ESTIMATED = {"ada": ("compute", "compute_fp8", "memory", "memory_fp8", "attn_com
              "blackwell": ("attn_memory",)}
 
 
+def _reference_top(fam: str, kind: str) -> float | None:
+    """The maximum of ``kind`` on the family's reference part (the first of ``FAMILY_PRESETS``)."""
+    top = table_top(RAW_PRESETS[FAMILY_PRESETS[fam][0]], kind)
+    return None if top is None else top[1]
+
+
 def _estimated(fam: str, kind: str, why: str) -> Param:
     """The multiplier of an estimated maximum: from its kind's physical floor to its ceiling."""
-    top = table_top(RAW_PRESETS[FAMILY_PRESETS[fam][0]], kind)[1]
+    top = _reference_top(fam, kind)
     lo, hi = EFF_BOUNDS[kind]
     return _fam(fam, kind, round(lo / top, 3), round(hi / top, 3), why=f"{why} (an estimate: its physical range)")
 
@@ -222,10 +228,11 @@ def at_bound(params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> list
     presets) whose multiplier takes the reference part's maximum to a bound of its physical range
     (``EFF_BOUNDS``: beyond it the multiplier changes nothing, so the fit stops there) when it has
     left its prior."""
+    limit = set(at_physical_limit(params, spec))
     return [p.name for p in spec if p.name in params and (
         math.isclose(params[p.name], p.lo, rel_tol=1e-3, abs_tol=1e-9 + 1e-3 * (p.hi - p.lo))
         or math.isclose(params[p.name], p.hi, rel_tol=1e-3, abs_tol=1e-3 * (p.hi - p.lo))
-        or p.name in at_physical_limit(params, (p,)))]
+        or p.name in limit)]
 
 
 def at_physical_limit(params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> list[str]:
@@ -238,9 +245,9 @@ def _clipped(p: Param, value: float) -> bool:
     kind, fam, field = p.targets[0]
     if p not in PARAMS or kind != "hardware" or field not in EFF_BOUNDS:
         return False
-    top = table_top(RAW_PRESETS[FAMILY_PRESETS[fam][0]], field)
+    top = _reference_top(fam, field)
     lo, hi = EFF_BOUNDS[field]
-    return top is not None and not lo * 1.002 < top[1] * value < hi * 0.998
+    return top is not None and not lo * 1.002 < top * value < hi * 0.998
 
 
 def rows_moved(h, params: dict[str, float], spec: tuple[Param, ...] = PARAMS) -> dict[str, int]:

@@ -25,7 +25,15 @@ from infersim.validation.data import published
 from infersim.validation.data.measurements import EXCLUDED_ROWS, ROWS
 from infersim.validation.data.measurements import SOURCES as STEP_SOURCES
 from infersim.validation.data.serving_measurements import SERVING_ROWS, SERVING_SOURCES, run_requests
-from infersim.validation.fit import Fit, at_bound, fit, prior_params, rows_moved, stored_params
+from infersim.validation.fit import (
+    Fit,
+    at_bound,
+    at_physical_limit,
+    fit,
+    prior_params,
+    rows_moved,
+    stored_params,
+)
 from infersim.validation.harness import Harness
 from infersim.validation.rows import Measurement
 from infersim.validation.under_load import LoadReport
@@ -134,6 +142,9 @@ class Report:
 
     def at_bound(self) -> list[str]:
         return at_bound(self.params)
+
+    def at_physical_limit(self) -> list[str]:
+        return at_physical_limit(self.params)
 
     def to_dict(self) -> dict:
         return {
