@@ -18,7 +18,7 @@ from infersim.validation.rows import Measurement, predict
 from infersim.validation.user_data import UserData, load_user_data
 
 HW = HW_PRESETS["H100-SXM x8"]
-RT = RUNTIMES["vllm"]
+RT = RUNTIMES["vllm-0.13"]      # synchronous scheduling: its per-step host work shows in every step
 # the "real" machine and stack the synthetic rows are measured on
 TRUE_HW = scale(HW, compute=0.92, memory=0.95, attn_memory=1.05)
 TRUE_RT = replace(RT, step_fixed_ns=450e3, seq_ns=9000.0)
@@ -115,7 +115,8 @@ def test_jsonl_and_csv_read_alike(tmp_path):
         b = load_user_data(tmp_path / "a.csv")
     assert [replace(r, source="") for r in a.rows] == [replace(r, source="") for r in b.rows]
     assert len(a.rows) == 3 and a.skipped[0][0] == 4
-    assert a.hw.name == "H100-SXM x8" and a.runtime.name == "vllm" and a.rows[0].model == "Llama 3.1 8B"
+    # "vllm 0.10": a release before async scheduling became the default, so vllm-0.13's profile
+    assert a.hw.name == "H100-SXM x8" and a.runtime.name == "vllm-0.13" and a.rows[0].model == "Llama 3.1 8B"
 
 
 def test_row_may_name_a_config_json_and_a_hardware_preset(tmp_path):
@@ -206,7 +207,7 @@ def test_cli_answer_first(tmp_path, capsys):
     _write_rows(tmp_path / "a.jsonl", "jsonl")
     assert main(["calibrate", str(tmp_path / "a.jsonl"), "--out", str(tmp_path / "s.toml")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("Calibrated H100-SXM x8 + vllm from 3 rows of a.jsonl: held-out median |error|")
+    assert out[0].startswith("Calibrated H100-SXM x8 + vllm-0.13 from 3 rows of a.jsonl: held-out median |error|")
     assert out[1].startswith("fitted: ") and any(line.startswith("not fitted") for line in out)
     assert (tmp_path / "s.toml").exists() and (tmp_path / "s.hw.toml").exists()
     assert np.isfinite(resolve_runtime(str(tmp_path / "s.toml")).seq_ns)

@@ -81,7 +81,7 @@ def test_overhead_bound_answer_names_software_then_hardware(overhead_bound):
     assert ans["bound"] == "overhead" and ans["next_lever"]["kind"] == "software"
     assert ans["other_lever"]["kind"] == "hardware"
     first, second = answer_lines(ans)
-    assert "Limited by software overhead" in second and "gaps between kernels" in second
+    assert "Limited by per-kernel and software overhead" in second and "gaps between kernels" in second
     assert "Next lever (software)" in second and "best hardware lever: double" in second
     line = requirement_line(ans)        # one line, not a table of unreachable rows
     assert line.startswith("What it takes to reach") and "\n" not in line

@@ -40,15 +40,33 @@ def test_decode_one_pe_realistic_efficiency(llama70b):
     # large reads reach ~88-90 % of 2 TB/s; the default runtime adds a gap per launched kernel
     # (80 layers x 9 fused kernels + 3 once, times its launch multiplier) and the kernels too
     # small for their roofline take the hardware's kernel latency; its per-step host work runs
-    # while the device runs the previous step (host_overlap 1), so it is hidden here
+    # while the device runs the previous step (host_overlap 1), so it is hidden here. Every GEMM
+    # kernel pays the hardware's ramp: per layer q and kv, o, gate and up, down (6), and the LM
+    # head's two
     rt = RUNTIMES["cuda-graphs"]
     launches = (80 * 9 + 3) * rt.launch_multiplier
     floor = r.breakdown_ns["kernel_floor"]
-    assert 0 < floor < 80 * 2 * rt.launch_multiplier * hw.kernel_latency_ns   # the norms at most
+    ramp = (80 * 6 + 2) * hw.gemm_ramp_ns
+    assert hw.gemm_ramp_ns > 0
+    assert 0 < floor - ramp < 80 * 2 * rt.launch_multiplier * hw.kernel_latency_ns   # the norms at most
     expected = read / (2000 * 0.89) + launches * rt.kernel_gap_ns + floor
     assert r.total_latency_ns == pytest.approx(expected, rel=0.02)
     assert r.breakdown_ns["kernel_gaps"] == pytest.approx(launches * rt.kernel_gap_ns)
     assert rt.host_overlap == 1.0 and r.breakdown_ns["step_fixed"] == 0.0
+
+
+def test_vllm_async_scheduling_hides_the_step_host_work(llama8b):
+    """vLLM 0.14+ schedules step n+1 while the device runs step n (async scheduling, its default
+    since 0.14.0): its per-step host work shows only beyond the device step. vLLM 0.8-0.13 did it
+    in turn, so the same work adds to every step: the two profiles differ by exactly that work."""
+    hw = HW_PRESETS["H100-SXM x8"]
+    wl = Workload("decode", s_kv=512, batch=8)
+    now, then = (simulate(llama8b, hw, Parallelism(), wl, runtime=n) for n in ("vllm", "vllm-0.13"))
+    new, old = RUNTIMES["vllm"], RUNTIMES["vllm-0.13"]
+    assert (new.step_fixed_ns, new.seq_ns) == (old.step_fixed_ns, old.seq_ns)   # one host loop
+    work = old.step_fixed_ns + old.seq_ns * 8
+    assert now.breakdown_ns["step_fixed"] == 0.0 and work < now.total_latency_ns
+    assert then.total_latency_ns == pytest.approx(now.total_latency_ns + work, rel=1e-6)
 
 
 def test_prefill_one_pe_is_flops_over_peak(llama8b):

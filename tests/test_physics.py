@@ -191,7 +191,7 @@ def test_runtime_is_a_spec_of_its_own():
     assert not hasattr(H100, "kernel_overhead_ns")
     with pytest.raises(InferSimError, match="kernel_gap_ns must be"):
         Runtime("bad", -1.0, 0.0, 0.0, True)
-    with pytest.raises(InferSimError, match="valid: cuda-graphs, vllm, vllm-v0, sglang, sglang-0.4, trtllm, eager, python-fused, cpp-nographs, trtllm-2023"):
+    with pytest.raises(InferSimError, match="valid: cuda-graphs, vllm, vllm-0.13, vllm-v0, sglang, sglang-0.4, trtllm, eager, python-fused, cpp-nographs, trtllm-2023"):
         simulate(PRESETS["Llama 3.1 8B"].model, H100, Parallelism(), Workload(), runtime="turbo")
 
 

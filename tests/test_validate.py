@@ -157,20 +157,22 @@ def test_published_lines_are_measurements_or_say_why():
     assert all(why for _, why in NOT_EXPRESSED)
     d = {"batching": "continuous", "metric": "tok_s_total", "value": 3000.0, "isl": 1000, "osl": 500}
     assert published._metric(d) == ("tok_s_total", 1000.0, "")
-    assert published.runtime_of_engine("rocm/vllm:rocm7.0.0_vllm_0.11.1") == "vllm"
+    assert published.runtime_of_engine("rocm/vllm:rocm7.0.0_vllm_0.11.1") == "vllm-0.13"
     assert published.runtime_of_engine("no such engine") == ""
 
 
 @pytest.mark.parametrize("engine, profile", [
     ("vllm 0.7.3", "vllm-v0"), ("rocm/vllm 0.7.3.dev138+g21f6ca217 (rocm/vllm-dev)", "vllm-v0"),
-    ("vllm main (Oct 2024, V0 engine)", "vllm-v0"), ("vllm 0.8.0", "vllm"),
-    ("rocm/vllm:rocm6.4.1_vllm_0.9.0.1_20250605", "vllm"),    # the ROCm version is not vLLM's
+    ("vllm main (Oct 2024, V0 engine)", "vllm-v0"), ("vllm 0.8.0", "vllm-0.13"),
+    ("rocm/vllm:rocm6.4.1_vllm_0.9.0.1_20250605", "vllm-0.13"),    # the ROCm version is not vLLM's
+    ("vllm 0.13.0 (torch 2.9.0)", "vllm-0.13"), ("vllm 0.14.1 (CUDA 13.0)", "vllm"), ("vllm 0.21.0", "vllm"),
     ("vllm (vllm/vllm-openai:cu130-nightly)", "vllm"), ("sglang 0.4.3.post2", "sglang-0.4"),
     ("sglang 0.4.5", "sglang"), ("sglang v0.5.12 (lmsysorg/sglang:v0.5.12-cu130)", "sglang"),
     ("sglang main ~v0.4.6 (May 2025)", "sglang")])
 def test_engine_versions_map_to_their_era(engine, profile):
-    """vLLM's V0 engine (< 0.8) and SGLang before 0.4.5 run the Triton fused-MoE kernels: a row is
-    mapped to the earlier profile by the version its engine string states, else to the current one."""
+    """vLLM's V0 engine (< 0.8) and SGLang before 0.4.5 run the Triton fused-MoE kernels, vLLM
+    0.8-0.13 schedules synchronously: a row is mapped to its era's profile by the version its
+    engine string states, else to the current one."""
     from infersim.validation.data import published
 
     assert published.runtime_of_engine(engine) == profile

@@ -41,10 +41,12 @@ MIN_LEVER_GAIN = 0.005     # below +0.5% a lever is not worth naming
 COST_SCORE_TEXT = ("cost_score = the sum over the six knobs of knob / generic-SiP default (6.0 at the "
                    "defaults): a capability score per PE, not dollars (capex is in $)")
 #: Overhead components in words a newcomer follows.
-OVERHEAD_WORDS = {"kernel_gaps": "gaps between kernels", "kernel_floor": "kernels too small to fill the chip",
+OVERHEAD_WORDS = {"kernel_gaps": "gaps between kernels",
+                  "kernel_floor": "each kernel's fill and drain",
                   "host_launch": "host launching kernels", "step_fixed": "host work per step",
                   "seq_host": "host work per sequence"}
-BOUND_WORDS = {"overhead": "software overhead (time the device is not computing or moving data)",
+BOUND_WORDS = {"overhead": "per-kernel and software overhead (time the device is not computing or moving data "
+                           "at full rate)",
                "memory": "memory bandwidth (reading weights and KV cache from HBM)",
                "compute": "compute", "comm": "communication between PEs"}
 

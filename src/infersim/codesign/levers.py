@@ -61,7 +61,8 @@ RUNTIME_FIELDS = (
 SPECULATION = Speculation("eagle", 3)
 #: What each runtime profile is, in a few words.
 RUNTIME_WORDS = {
-    "cuda-graphs": "graph-captured decode", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM",
+    "cuda-graphs": "graph-captured decode", "vllm": "vLLM (async scheduling)", "sglang": "SGLang",
+    "trtllm": "TensorRT-LLM", "vllm-0.13": "vLLM 0.8-0.13, synchronous scheduling",
     "eager": "PyTorch eager, unfused", "python-fused": "fused kernels launched from Python",
     "cpp-nographs": "fused kernels launched from C++ without graphs",
     "trtllm-2023": "TensorRT-LLM's 2023 runtime",

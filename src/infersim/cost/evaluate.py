@@ -66,18 +66,20 @@ def _unique_rows(*cols) -> tuple[np.ndarray, np.ndarray]:
     return uniq, inv.ravel()
 
 
-def op_time(tc, tm, floor, overlap: float):
+def op_time(tc, tm, floor, overlap: float, ramp=0.0):
     """One operator's device time from its compute time ``tc`` and memory time ``tm``: the
-    longer phase plus the part of the shorter one the kernel does not hide under it, and at
-    least the kernel floor (the least time any of its kernels takes):
+    longer phase plus the part of the shorter one the kernel does not hide under it, at least
+    the kernel floor (the least time any of its kernels takes), plus the GEMM kernels' ramp
+    (``ramp`` = GEMM kernels · ``HardwareSpec.gemm_ramp_ns``: pipeline fill and drain, which no
+    size amortises away):
 
-        t = max(max(tc, tm) + (1 − overlap) · min(tc, tm), floor)
+        t = max(max(tc, tm) + (1 − overlap) · min(tc, tm), floor) + ramp
 
     ``overlap`` = 1 is the ideal roofline. Real GEMM and attention kernels overlap loads and math
     only in their steady state (the prologue's first loads and the epilogue's last math and
     stores are exposed), so near the ridge point, where both phases are long, a kernel is slower
     than the larger of the two (``HardwareSpec.ridge_overlap``, fitted per GPU family)."""
-    return np.maximum(np.maximum(tc, tm) + (1.0 - overlap) * np.minimum(tc, tm), floor)
+    return np.maximum(np.maximum(tc, tm) + (1.0 - overlap) * np.minimum(tc, tm), floor) + ramp
 
 
 KLASSES = ("gemm", "attn", "elementwise", "moe")
@@ -148,14 +150,14 @@ def _place(out, part, us, ns, shape):
     return out
 
 
-def _priced(f, m, peak_per_ns, bw, qc, qm, floor, mult, ov: float, breakdown: bool) -> tuple:
+def _priced(f, m, peak_per_ns, bw, qc, qm, floor, mult, ov: float, breakdown: bool, ramp=0.0) -> tuple:
     """Each operator's device time ``t`` = :func:`op_time` of its compute time
     ``f / (peak · q_c)`` and memory time ``m / (bw · q_m)`` (``q``: the runtime's kernel quality)
     and ``w = t · mult``; with ``breakdown`` also ``w``'s split into the compute-dominated roofline
-    time, the HBM-dominated one and the kernel-floor excess (else three None). Arrays broadcast
-    as given: (U, ops, N) for a sweep, (ops, 1) for one config."""
+    time, the HBM-dominated one and the per-kernel excess (floor and GEMM ramp; else three None).
+    Arrays broadcast as given: (U, ops, N) for a sweep, (ops, 1) for one config."""
     tc, tm = f / (peak_per_ns * qc), m / (bw * qm)
-    t = op_time(tc, tm, floor, ov)
+    t = op_time(tc, tm, floor, ov, ramp)
     if not breakdown:
         return t, t * mult, None, None, None
     roof = op_time(tc, tm, 0.0, ov)
@@ -174,11 +176,12 @@ def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime
     tab = terms.table
     qc, qm = _quality(tab.klasses, rt)
     floor = tab.kernels * (terms.hw.kernel_latency_ns * rt.launch_multiplier)
+    ramp = tab.gemm_kernels * terms.hw.gemm_ramp_ns
     names, slices = tab.kind_runs
 
     def price(us, ns):
         t, w, comp, hbm, flo = _priced(tab.f[:, ns], tab.m[:, ns], peak_per_ns[us, :, None], bw[us, :, None],
-                                       qc, qm, floor, tab.mult, terms.hw.ridge_overlap, breakdown)
+                                       qc, qm, floor, tab.mult, terms.hw.ridge_overlap, breakdown, ramp)
         out: dict = {"attn": t[:, terms.attn_index], "kinds": dict(zip(names, group_sums(w, slices, axis=1))),
                      "ops": {}, "compute": 0.0, "hbm": 0.0, "floor": 0.0}
         if breakdown:
@@ -400,7 +403,7 @@ def _evaluate_one(terms: Terms, k: dict, rt: Runtime, breakdown: bool) -> dict:
     qc, qm = _quality(tab.klasses, rt)
     t, w, comp, hbm, flo = _priced(tab.f, tab.m, np.float64(k["peak_tflops_f16"] * 1e3), np.float64(k["bw_hbm_gbs"]),
                                    qc, qm, tab.kernels * (hw.kernel_latency_ns * rt.launch_multiplier), tab.mult,
-                                   hw.ridge_overlap, breakdown)
+                                   hw.ridge_overlap, breakdown, tab.gemm_kernels * hw.gemm_ramp_ns)
     w = w.ravel().tolist()
     names, slices = tab.kind_runs
     ops: dict = {"attn": float(t[terms.attn_index, 0]), "kinds": dict(zip(names, row_sums(w, slices))),

@@ -24,9 +24,17 @@ from infersim.specs.parallel import ParArrays
 COMM_COMPONENTS = ("tp_allreduce", "ffn_allreduce", "kv_seq_combine", "cp_combine",
                    "ep_alltoall", "pp_p2p", "lm_head_gather", "collective_calls")
 RUNTIME_COMPONENTS = ("kernel_gaps", "host_launch", "step_fixed", "seq_host")
-#: Device time of kernels too small to reach their roofline (each takes the hardware's
-#: kernel_latency_ns at least): per-kernel cost like the runtime's, but on the device.
+#: Device time of kernels beyond their roofline: kernels too small to reach it take the hardware's
+#: kernel_latency_ns at least, and every GEMM kernel adds its gemm_ramp_ns (pipeline fill and
+#: drain): per-kernel cost like the runtime's, but on the device.
 FLOOR_COMPONENT = "kernel_floor"
+#: Operator classes run by GEMM kernels (dense and grouped MoE): each kernel pays ``gemm_ramp_ns``.
+GEMM_KLASSES = ("gemm", "moe")
+
+
+def gemm_ramp(klass: str, kernels, hw: HardwareSpec):
+    """The GEMM kernels' ramp of one operator: ``kernels · gemm_ramp_ns`` for a GEMM class, else 0."""
+    return kernels * hw.gemm_ramp_ns if klass in GEMM_KLASSES else 0.0
 COMPONENTS = (("compute", "hbm", FLOOR_COMPONENT) + COMM_COMPONENTS + ("cp_ring", "pp_bubble")
               + RUNTIME_COMPONENTS)
 #: How the breakdown groups into the four bounds a step can be (``bound_of``, verdicts, answers);
@@ -174,6 +182,9 @@ class OpTable:
 
     def __post_init__(self):
         self.kind_runs = runs(self.kinds)
+        #: launches per occurrence of the GEMM kernels (dense and grouped MoE), (ops, 1): each pays
+        #: the hardware's ``gemm_ramp_ns``
+        self.gemm_kernels = np.where(np.isin(np.array(self.klasses), GEMM_KLASSES)[:, None], self.kernels, 0)
 
     def __len__(self) -> int:
         return len(self.names)

@@ -41,7 +41,7 @@ SUFFIXES = (".json", ".toml", ".yaml", ".yml")
 EXTRA_KEYS = ("base", "part") + tuple(MAX_KEYS)
 #: Fields a file naming a ``family`` or ``part`` gets from its reference spec when it omits them:
 #: what the engines and kernels of that kind of part reach, not what the part is.
-KIND_DEFAULTS = EFF_TABLES + ("kernel_latency_ns", "ridge_overlap")
+KIND_DEFAULTS = EFF_TABLES + ("kernel_latency_ns", "gemm_ramp_ns", "ridge_overlap")
 #: ``defaults(part, family)`` → (reference spec, label) or None: where a file's omitted
 #: :data:`KIND_DEFAULTS` come from; raises InferSimError for an unknown part.
 DefaultsResolver = Callable[[str | None, str | None], "tuple[HardwareSpec, str] | None"]

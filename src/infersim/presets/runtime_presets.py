@@ -3,7 +3,8 @@ with its ``source`` and whether its numbers are measured, fitted or assumed), wi
 values of ``calibration.toml`` applied; and the resolution of a ``--runtime`` name or file.
 
 Profiles: ``cuda-graphs`` (the default: graph-captured stacks in general), ``vllm``, ``sglang``,
-``trtllm`` (each engine's own profile), ``eager`` (PyTorch eager from Python, unfused),
+``trtllm`` (each engine's own profile, as released today), ``vllm-0.13`` (vLLM 0.8-0.13, which
+scheduled synchronously: async scheduling is the default from 0.14), ``eager`` (PyTorch eager from Python, unfused),
 ``python-fused`` and ``cpp-nographs`` (fused kernels launched without graphs from Python or C++),
 ``trtllm-2023`` (TensorRT-LLM's 2023 session runtime, for its 2023 tables), ``vllm-v0`` and
 ``sglang-0.4`` (vLLM's V0 engine and SGLang before 0.4.5: their engines' host loops, with the

@@ -15,11 +15,16 @@ compute, on the GEMM data type (fp8 tensor cores reach a lower fraction of their
 than bf16 ones):
 
     t_op = max(flops / (peak · rate(dtype) · eff_c[dtype](flops)), bytes / (bw_hbm · eff_m(bytes)),
-               kernels · kernel_latency)
+               kernels · kernel_latency) + gemm_kernels · gemm_ramp
 
 ``kernel_latency_ns`` is the least device time a kernel takes however small its work (launch
 inside the GPU, ramp-up of the first wave, a DRAM round trip, drain): the smallest bf16 GEMM
 measured on A100/H100 takes 2.5 us, on B200 1.7 us (aiconfigurator's NVIDIA-collected sweeps).
+``gemm_ramp_ns`` is what a GEMM kernel of any size spends beyond that roofline (its pipeline's
+fill and drain: the first tiles' loads, the last wave's tail), added once per GEMM kernel (dense
+and grouped MoE), measured as the median excess of a skinny-GEMM sweep (m = 1-32, 8-537 MB of bf16 weights) over
+the part's own roofline at the sweep's streaming rate: H100 1.4 us, H200 3.0, B200 3.3, A100 5.6
+(TensorRT-LLM's GEMMs in aiconfigurator's gemm_perf.parquet @ 095f58a51); 0 where not measured.
 
 ``eff_c`` and ``eff_m`` are piecewise-linear in log10(size), given by small per-preset tables that
 calibration fits within physical bounds (``eff_m`` never above what stream benchmarks reach on
@@ -75,7 +80,7 @@ MAX_PES = 1_048_576
 #: for any hypothetical part (a petabyte of HBM, 10^12 GB/s), narrow enough that no product of
 #: them overflows to inf or underflows to 0 (``peak_tflops_f16=1e-300`` gave NaN sensitivities).
 KNOB_RANGE = (1e-3, 1e12)
-_RANGE = {"knob": KNOB_RANGE, "alpha": (0.0, 1e12), "kerne": (0.0, 1e12),
+_RANGE = {"knob": KNOB_RANGE, "alpha": (0.0, 1e12), "kerne": (0.0, 1e12), "gemm_": (0.0, 1e12),
           "fp8_s": (1e-3, 1e3), "int8_": (1e-3, 1e3), "fp4_s": (1e-3, 1e3), "link_": (1e-3, 1.0)}
 
 
@@ -121,6 +126,7 @@ class HardwareSpec:
     link_eff: float = 0.80            # achievable fraction of link bandwidth in collectives (scale-up levels)
     link_eff_intersip: float = 0.86   # ... between SiPs, NCCL over an RDMA network (see link_effs)
     kernel_latency_ns: float = 2000.0  # minimum device time of one kernel (ramp-up, drain)
+    gemm_ramp_ns: float = 0.0         # a GEMM kernel's time beyond its roofline (pipeline fill and drain); 0 = not measured
     compute_eff: tuple[tuple[float, float], ...] = DEFAULT_COMPUTE_EFF        # 16-bit GEMMs
     compute_eff_fp8: tuple[tuple[float, float], ...] = ()   # 8-bit (fp8/int8); () = compute_eff
     memory_eff: tuple[tuple[float, float], ...] = DEFAULT_MEMORY_EFF
@@ -144,12 +150,12 @@ class HardwareSpec:
             v = getattr(self, f)
             require(isinstance(v, str) and not _CONTROL.search(v) and len(v) <= 10_000,
                     lambda: f"{f} must be a string of printable characters, got {short_repr(v)}")
-        for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns",
+        for f in KNOBS + ("alpha_intra_ns", "alpha_inter_ns", "alpha_intersip_ns", "kernel_latency_ns", "gemm_ramp_ns",
                           "fp8_speedup", "int8_speedup", "fp4_speedup", "int4_speedup", "fp32_acc_rate",
                           "link_eff", "link_eff_intersip"):
             value = getattr(self, f)
             require(_is_finite_real(value), lambda: f"{f} must be a finite number, got {short_repr(value)}")
-            positive(f, value, allow_zero=f.startswith(("alpha", "kernel")))
+            positive(f, value, allow_zero=f.startswith(("alpha", "kernel", "gemm_ramp")))
             lo, hi = _RANGE.get(f[:5], _RANGE["knob"])
             require(value == 0 or lo <= value <= hi,
                     lambda: f"{f} must be in {lo:g}..{hi:g}, got {short_repr(value)} (outside any real or "

@@ -73,6 +73,9 @@ def _rt(profiles: tuple[str, ...], field: str, lo: float, hi: float, name: str |
 
 
 GRAPH_PROFILES = ("cuda-graphs", "vllm", "sglang", "trtllm")
+#: vLLM's releases share one host loop (the same per-step and per-sequence work); they differ in
+#: whether it overlaps the device (``host_overlap``) and in their MoE kernels.
+VLLM_PROFILES = ("vllm", "vllm-0.13", "vllm-v0")
 ALL_PROFILES = tuple(n for n in BASE_RUNTIMES if n not in SCENARIO_RUNTIMES)   # scenarios are not fitted
 FAMILIES = ("hopper", "ampere", "ada", "cdna3", "blackwell")
 
@@ -126,8 +129,8 @@ PARAMS: tuple[Param, ...] = (
         why="collective library latency per call inside a node (launch, peers' handshake, rank skew)"),
     _rt(ALL_PROFILES, "net_collective_ns", 0.0, 200_000.0, name="gpu.net_collective_ns",
         why="NCCL's latency per collective call across nodes beyond the link hops (network proxy, protocol)"),
-    _rt(("vllm", "vllm-v0"), "step_fixed_ns", 0.0, 3_000_000.0, why="vLLM's scheduler and input preparation per step"),
-    _rt(("vllm", "vllm-v0"), "seq_ns", 0.0, 100_000.0, why="vLLM's host work per sequence per step"),
+    _rt(VLLM_PROFILES, "step_fixed_ns", 0.0, 3_000_000.0, why="vLLM's scheduler and input preparation per step"),
+    _rt(VLLM_PROFILES, "seq_ns", 0.0, 100_000.0, why="vLLM's host work per sequence per step"),
     _rt(("vllm-v0", "sglang-0.4"), "moe_efficiency", 0.3, 1.0,
         why="early-2025 Triton fused-MoE kernels (vLLM V0, SGLang < 0.4.5) / the part's GEMM maxima"),
     _rt(("trtllm",), "step_fixed_ns", 0.0, 3_000_000.0, why="TensorRT-LLM's batch manager per step"),

@@ -22,6 +22,7 @@ import numpy as np
 
 from infersim import cost
 from infersim.cost.evaluate import KLASSES, _comm_times, exposed_ring, host_exposed, kernel_quality, op_time
+from infersim.cost.terms import gemm_ramp
 from infersim.presets.hardware_presets import HW_PRESETS, RAW_PRESETS
 from infersim.presets.runtime_presets import BASE_RUNTIMES
 from infersim.serving.model import (
@@ -46,7 +47,7 @@ class _Ops:
     """Flat per-operator arrays over every step of every decomposed row."""
 
     def __init__(self):
-        self.cols: dict[str, list] = {k: [] for k in ("tc0", "tm0", "kern", "mult", "klass", "step",
+        self.cols: dict[str, list] = {k: [] for k in ("tc0", "tm0", "kern", "ramp", "mult", "klass", "step",
                                                       "cpair", "mpair")}
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -171,6 +172,7 @@ class Harness:
             c["tc0"].append(float(op.f[0]) / (hw.peak_tflops_f16 * 1e3))
             c["tm0"].append(float(op.m[0]) / hw.bw_hbm_gbs)
             c["kern"].append(op.kernels)
+            c["ramp"].append(gemm_ramp(op.klass, op.kernels, hw))      # measured, not fitted
             c["mult"].append(op.mult)
             c["klass"].append(KLASSES.index(op.klass))
             c["step"].append(s)
@@ -236,7 +238,7 @@ class Harness:
         q = quality[ri[s], o["klass"]]
         tc = o["tc0"] / (f[o["cpair"]] * q[:, 0])
         tm = o["tm0"] / (f[o["mpair"]] * q[:, 1])
-        t = op_time(tc, tm, o["kern"] * lat[s] * lm[s], ov[s])
+        t = op_time(tc, tm, o["kern"] * lat[s] * lm[s], ov[s], o["ramp"])
         calls = self.step_calls[:, 0] * col(lambda r: r.collective_ns) + self.step_calls[:, 1] * col(lambda r: r.net_collective_ns)
         ring = exposed_ring(self.ring_mult, self.ring_ns, t[self.ring_op], self.ring_cp, self.ring_hide)
         device = (np.bincount(s, t * o["mult"], minlength=len(ri)) + self.step_comm + calls

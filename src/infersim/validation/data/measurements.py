@@ -95,9 +95,10 @@ SOURCES: dict[str, Source] = {
         "5ffe2dd543a30f34309d71d8374803612223e9fb", "vllm", "used"),
     "vllm_ci": Source(
         "vLLM nightly performance benchmark, latency tests: static batch 8, 32 input and 128 "
-        "output tokens, end-to-end latency (builds 9523 A100, 9555 H100, 9513 H200)",
+        "output tokens, end-to-end latency (builds 9523 A100, 9555 H100, 9513 H200; release not "
+        "stated: synchronous scheduling, as in every release before 0.14)",
         "https://buildkite.com/vllm/performance-benchmark/builds/9523, /9555, /9513",
-        "vllm", "used"),
+        "vllm-0.13", "used"),
     "inferencebench_vllm_h100": Source(
         "InferenceBench concurrency sweep, vLLM 0.21.0 on H100 80GB HBM3, p50 TPOT at "
         "concurrency 1 ('chatbot-short' lengths not stated: 512 in / 256 out assumed)",
@@ -106,12 +107,13 @@ SOURCES: dict[str, Source] = {
         "ROCm vLLM dev-docker README (vLLM v0.10.0, ROCm 6.4.1, AITER), MI300X static-batch "
         "latency, FP8 weights and KV (published in seconds)",
         "github.com/ROCm/vllm docs/dev-docker/README.md @ 040de12d45c16d6de6ad386cc57dd68b8c5b805e",
-        "vllm", "used"),
+        "vllm-0.13", "used"),
     "oci_blog_mi300x_llama31_405b": Source(
         "Oracle Cloud blog, Llama 3.1 405B FP8 on 8x MI300X with vLLM benchmark_latency, "
-        "128 in / 128 out (published in seconds; TP8 assumed: one instance on 8 GPUs)",
+        "128 in / 128 out (published in seconds; TP8 assumed: one instance on 8 GPUs; 2024: vLLM's "
+        "V0 engine)",
         "https://blogs.oracle.com/cloud-infrastructure/serving-llama-31-405b-model-with-amd-mi300x-gpus",
-        "vllm", "used"),
+        "vllm-v0", "used"),
     "nemo_llama2_inference": Source(
         "NeMo Framework Llama-2 inference performance (TensorRT-LLM engines), 128 in / 20 out",
         "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html",

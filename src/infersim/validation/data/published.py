@@ -94,22 +94,29 @@ ENGINE_RUNTIME = (("tensorrt-llm", "trtllm"), ("trt-llm", "trtllm"), ("nim", "tr
                   ("pytorch (meta internal", "cuda-graphs"))
 
 
-#: Earlier releases with their own profile: runtime -> (its version in an engine string, the
-#: first release of the current profile, the earlier profile). vLLM's V0 engine (< 0.8) and
-#: SGLang before 0.4.5 ran the routed experts with the Triton fused-MoE kernel.
-EARLIER_RELEASES = {"vllm": (re.compile(r"vllm[ _v]*(\d+)\.(\d+)(?:\.(\d+))?"), (0, 8, 0), "vllm-v0"),
-                    "sglang": (re.compile(r"sglang[ _v]*(\d+)\.(\d+)(?:\.(\d+))?"), (0, 4, 5), "sglang-0.4")}
+#: Earlier releases with their own profiles: runtime -> (its version in an engine string, then
+#: (the first release after the tier, the tier's profile) from the oldest). vLLM's V0 engine
+#: (< 0.8) and SGLang before 0.4.5 ran the routed experts with the Triton fused-MoE kernel;
+#: vLLM 0.8-0.13 scheduled synchronously (async scheduling is the default from 0.14.0).
+EARLIER_RELEASES = {"vllm": (re.compile(r"vllm[ _v]*(\d+)\.(\d+)(?:\.(\d+))?"),
+                             (((0, 8, 0), "vllm-v0"), ((0, 14, 0), "vllm-0.13"))),
+                    "sglang": (re.compile(r"sglang[ _v]*(\d+)\.(\d+)(?:\.(\d+))?"), (((0, 4, 5), "sglang-0.4"),))}
 
 
 def runtime_of_engine(engine: str) -> str:
+    """The runtime profile of an engine string: its engine's, or an earlier release's tier (an
+    engine string with no version, e.g. a nightly image, is the current release)."""
     e = engine.lower()
     rt = next((rt for prefix, rt in ENGINE_RUNTIME if e.startswith(prefix)), "")
     if rt in EARLIER_RELEASES:
-        pattern, first, earlier = EARLIER_RELEASES[rt]
+        pattern, tiers = EARLIER_RELEASES[rt]
         found = pattern.search(e)
         version = tuple(int(x or 0) for x in found.groups()) if found else None
-        if "v0 engine" in e or (version is not None and version < first):
-            return earlier
+        if "v0 engine" in e:
+            return tiers[0][1]
+        for first_after, earlier in tiers:
+            if version is not None and version < first_after:
+                return earlier
     return rt
 
 
