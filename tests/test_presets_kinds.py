@@ -64,7 +64,7 @@ def test_user_file_without_family_keeps_the_generic_curves(tmp_path):
     spec, origin = read_hardware_file(write(tmp_path, H100_KNOBS))
     assert spec.memory_eff == HardwareSpec.__dataclass_fields__["memory_eff"].default
     assert origin["memory_eff_fp8"] == "default" and spec.memory_eff_fp8 == ()
-    # with the family, GEMMs streaming 8-bit weights get hopper's calibrated table (0.57-based), not
+    # with the family, GEMMs streaming 8-bit weights get hopper's calibrated table (0.85-based), not
     # the generic curve a file without a family falls back to (the 16-bit streaming one, 0.90)
     fam, _ = read_hardware_file(write(tmp_path, H100_KNOBS + 'family = "hopper"\n', "h.toml"))
     assert fam.memory_eff_fp8 == HW_PRESETS["H100-SXM x8"].memory_eff_fp8
