@@ -176,7 +176,7 @@ def _op_times(terms: Terms, peak_per_ns: np.ndarray, bw: np.ndarray, rt: Runtime
     tab = terms.table
     qc, qm = _quality(tab.klasses, rt)
     floor = tab.kernels * (terms.hw.kernel_latency_ns * rt.launch_multiplier)
-    ramp = tab.gemm_kernels * terms.hw.gemm_ramp_ns
+    ramp = tab.ramp_ns(terms.hw)
     names, slices = tab.kind_runs
 
     def price(us, ns):
@@ -403,7 +403,7 @@ def _evaluate_one(terms: Terms, k: dict, rt: Runtime, breakdown: bool) -> dict:
     qc, qm = _quality(tab.klasses, rt)
     t, w, comp, hbm, flo = _priced(tab.f, tab.m, np.float64(k["peak_tflops_f16"] * 1e3), np.float64(k["bw_hbm_gbs"]),
                                    qc, qm, tab.kernels * (hw.kernel_latency_ns * rt.launch_multiplier), tab.mult,
-                                   hw.ridge_overlap, breakdown, tab.gemm_kernels * hw.gemm_ramp_ns)
+                                   hw.ridge_overlap, breakdown, tab.ramp_ns(hw))
     w = w.ravel().tolist()
     names, slices = tab.kind_runs
     ops: dict = {"attn": float(t[terms.attn_index, 0]), "kinds": dict(zip(names, row_sums(w, slices))),

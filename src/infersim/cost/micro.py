@@ -17,7 +17,7 @@ import numpy as np
 
 from infersim.cost import collectives as coll
 from infersim.cost.evaluate import op_time, phase_times
-from infersim.cost.terms import RawOp, gemm_ramp
+from infersim.cost.terms import RawOp
 from infersim.presets.runtime_presets import get_runtime
 from infersim.specs.hardware import HardwareSpec
 from infersim.specs.model import DTYPE_BYTES, gemm_dtype
@@ -42,10 +42,11 @@ def op_ns(hw: HardwareSpec, raw: RawOp, runtime=None) -> float:
     from infersim.cost import op_table
 
     rt = get_runtime(runtime)
-    op = op_table(hw, [raw], 1).op(0)
+    tab = op_table(hw, [raw], 1)
+    op = tab.op(0)
     tc, tm = phase_times(op, hw.peak_tflops_f16 * 1e3, hw.bw_hbm_gbs, rt)
     return float(op_time(tc, tm, op.kernels * hw.kernel_latency_ns * rt.launch_multiplier, hw.ridge_overlap,
-                         gemm_ramp(op.klass, op.kernels, hw))[0])
+                         tab.ramp_ns(hw)[0, 0])[0])
 
 
 def gemm_ns(hw: HardwareSpec, m: int, n: int, k: int, weight_dtype: str = "bf16", act_dtype: str = "bf16",

@@ -30,11 +30,6 @@ RUNTIME_COMPONENTS = ("kernel_gaps", "host_launch", "step_fixed", "seq_host")
 FLOOR_COMPONENT = "kernel_floor"
 #: Operator classes run by GEMM kernels (dense and grouped MoE): each kernel pays ``gemm_ramp_ns``.
 GEMM_KLASSES = ("gemm", "moe")
-
-
-def gemm_ramp(klass: str, kernels, hw: HardwareSpec):
-    """The GEMM kernels' ramp of one operator: ``kernels · gemm_ramp_ns`` for a GEMM class, else 0."""
-    return kernels * hw.gemm_ramp_ns if klass in GEMM_KLASSES else 0.0
 COMPONENTS = (("compute", "hbm", FLOOR_COMPONENT) + COMM_COMPONENTS + ("cp_ring", "pp_bubble")
               + RUNTIME_COMPONENTS)
 #: How the breakdown groups into the four bounds a step can be (``bound_of``, verdicts, answers);
@@ -185,6 +180,10 @@ class OpTable:
         #: launches per occurrence of the GEMM kernels (dense and grouped MoE), (ops, 1): each pays
         #: the hardware's ``gemm_ramp_ns``
         self.gemm_kernels = np.where(np.isin(np.array(self.klasses), GEMM_KLASSES)[:, None], self.kernels, 0)
+
+    def ramp_ns(self, hw: HardwareSpec) -> np.ndarray:
+        """Each operator's GEMM ramp on ``hw``, (ops, 1): ``gemm_kernels · gemm_ramp_ns``."""
+        return self.gemm_kernels * hw.gemm_ramp_ns
 
     def __len__(self) -> int:
         return len(self.names)

@@ -22,7 +22,6 @@ import numpy as np
 
 from infersim import cost
 from infersim.cost.evaluate import KLASSES, _comm_times, exposed_ring, host_exposed, kernel_quality, op_time
-from infersim.cost.terms import gemm_ramp
 from infersim.presets.hardware_presets import HW_PRESETS, RAW_PRESETS
 from infersim.presets.runtime_presets import BASE_RUNTIMES
 from infersim.serving.model import (
@@ -168,11 +167,11 @@ class Harness:
         self.step_hw.append(row.hw)
         self.step_rt.append(self.runtime_of(row))
         c = self._ops.cols
-        for op in terms.ops:
+        for op, ramp in zip(terms.ops, terms.table.ramp_ns(hw)[:, 0]):
             c["tc0"].append(float(op.f[0]) / (hw.peak_tflops_f16 * 1e3))
             c["tm0"].append(float(op.m[0]) / hw.bw_hbm_gbs)
             c["kern"].append(op.kernels)
-            c["ramp"].append(gemm_ramp(op.klass, op.kernels, hw))      # measured, not fitted
+            c["ramp"].append(float(ramp))      # measured, not fitted
             c["mult"].append(op.mult)
             c["klass"].append(KLASSES.index(op.klass))
             c["step"].append(s)
