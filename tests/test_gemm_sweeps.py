@@ -4,9 +4,11 @@ systems/data/<part>/gemm/trtllm/<version>/gemm_perf.parquet, the fastest of its 
 H100/H200/B200 from 1.2.0rc5, A100 from 1.0.0). One GEMM (m x k activations, k x n weights) is
 the cost model's own operator (:func:`infersim.cost.micro.gemm_ns`): its measured maxima, ridge
 overlap, kernel floor and GEMM ramp, with no fitted multiplier."""
+from dataclasses import replace
+
 import pytest
 
-from infersim.cost.micro import gemm_ns
+from infersim.cost.micro import gemm_ns, stream_ns
 from infersim.presets.hardware_presets import RAW_PRESETS
 
 #: (preset, m, n, k, measured us)
@@ -34,10 +36,6 @@ def test_raw_presets_reproduce_tensorrt_llm_gemm_sweeps(hw, m, n, k, measured_us
 
 def test_gemm_ramp_is_paid_once_per_gemm_kernel():
     """The ramp adds to a GEMM at any size and leaves a pure stream (no GEMM kernel) alone."""
-    from dataclasses import replace
-
-    from infersim.cost.micro import stream_ns
-
     hw = RAW_PRESETS["H200 x8"]
     flat = replace(hw, gemm_ramp_ns=0.0)
     for m, n, k in ((1, 4096, 4096), (4096, 16384, 16384)):
@@ -48,8 +46,6 @@ def test_gemm_ramp_is_paid_once_per_gemm_kernel():
 def test_without_the_ramp_skinny_gemms_run_fast():
     """The ramp is the roofline's missing term: without it TensorRT-LLM's GEMVs of 32 and 128 MB of
     weights (m = 1) run 6-50% under their measured times on H200 and B200; with it each is closer."""
-    from dataclasses import replace
-
     for hw, m, n, k, us in SWEEP:
         if hw in ("H200 x8", "B200 x8") and m == 1:
             flat = gemm_ns(replace(RAW_PRESETS[hw], gemm_ramp_ns=0.0), m, n, k) / 1e3
