@@ -161,6 +161,20 @@ def test_published_lines_are_measurements_or_say_why():
     assert published.runtime_of_engine("no such engine") == ""
 
 
+def test_fp4_weights_with_a_16_bit_kv_cache_are_expressed():
+    """NVFP4 weights beside a bf16 KV cache (TensorRT-LLM's DeepSeek-R1 at concurrency 3072,
+    torchao's NVFP4 Llama on vLLM) are a dtype mix of their own: fp4 GEMMs, a 2-byte cache; a mix
+    still unmodelled (int4 weights with an int8 cache) is listed, not guessed."""
+    from infersim.validation.data.published import dtype_code
+    from infersim.validation.rows import DTYPES
+
+    assert dtype_code({"weights_dtype": "fp4", "kv_dtype": "bf16"}) == "fp4kv16"
+    assert DTYPES["fp4kv16"] == ("fp4", "fp4", "bf16") and DTYPES["fp4"] == ("fp4", "fp4", "fp8")
+    assert dtype_code({"weights_dtype": "int4", "kv_dtype": "int8"}) is None
+    rows = {r.dtypes: r for r in MEASUREMENTS if r.source == "trtllm_blog_dsr1_bestperf" and r.hw == "B200 x8"}
+    assert rows["fp4kv16"].batch == 3072 and not exclusion(rows["fp4kv16"])
+
+
 @pytest.mark.parametrize("engine, profile", [
     ("vllm 0.7.3", "vllm-v0"), ("rocm/vllm 0.7.3.dev138+g21f6ca217 (rocm/vllm-dev)", "vllm-v0"),
     ("vllm main (Oct 2024, V0 engine)", "vllm-v0"), ("vllm 0.8.0", "vllm-0.13"),

@@ -36,7 +36,8 @@ from infersim.specs.workload import Workload
 #: dtype codes: weights / activations / KV cache.
 DTYPES = {"16": ("bf16", "bf16", "bf16"), "fp8": ("fp8", "fp8", "fp8"), "int8wo": ("int8", "bf16", "bf16"),
           "fp8wo": ("fp8", "bf16", "bf16"), "16kv8": ("bf16", "bf16", "fp8"), "int4wo": ("int4", "bf16", "bf16"),
-          "fp8kv16": ("fp8", "fp8", "bf16"), "fp4": ("fp4", "fp4", "fp8"), "int4kv8": ("int4", "bf16", "fp8")}
+          "fp8kv16": ("fp8", "fp8", "bf16"), "fp4": ("fp4", "fp4", "fp8"), "fp4kv16": ("fp4", "fp4", "bf16"),
+          "int4kv8": ("int4", "bf16", "fp8")}
 #: codes whose attention projections keep another dtype than the other weights: code → (the code
 #: of the other dtypes, the attention projections' dtype) (FFN-only fp8: Meta's Llama 3.1 405B FP8)
 ATTN_CODES = {"fp8ffn": ("fp8kv16", "bf16")}
