@@ -74,9 +74,9 @@ GPU_PRESET = {
 }
 #: (weights, KV cache) dtypes -> infersim dtype code (activations follow the weights' GEMM path).
 DTYPE_CODE = {("bf16", "bf16"): "16", ("fp16", "fp16"): "16", ("fp8", "fp8"): "fp8", ("fp8", "bf16"): "fp8kv16",
-              ("bf16", "fp8"): "16kv8", ("fp4", "fp8"): "fp4", ("fp4", "bf16"): "fp4kv16", ("int4", "bf16"): "int4wo", ("int4", "fp8"): "int4kv8",
-              ("int8", "bf16"): "int8wo", ("int4", "fp16"): "int4wo",
-              ("int8", "fp16"): "int8wo"}
+              ("bf16", "fp8"): "16kv8", ("fp4", "fp8"): "fp4", ("fp4", "bf16"): "fp4kv16",
+              ("int4", "bf16"): "int4wo", ("int4", "fp8"): "int4kv8", ("int8", "bf16"): "int8wo",
+              ("int4", "fp16"): "int4wo", ("int8", "fp16"): "int8wo"}
 
 
 def dtype_code(d: dict) -> str | None:
