@@ -13,7 +13,7 @@ from infersim.runtime import BOUNDS, RUNTIMES
 from infersim.specs.efficiency import EFF_BOUNDS, TABLE_OF
 from infersim.validation.bands import band_table, calibrated_quantile, row_regime
 from infersim.validation.fit import PARAMS, hardware_for, runtime_for, stored_params
-from infersim.validation.rows import predict
+from infersim.validation.rows import DTYPES, predict
 from infersim.validation.validate import MEASUREMENTS, SOURCES, exclusion, harness, run_validation, runtime_of
 
 
@@ -166,7 +166,6 @@ def test_fp4_weights_with_a_16_bit_kv_cache_are_expressed():
     torchao's NVFP4 Llama on vLLM) are a dtype mix of their own: fp4 GEMMs, a 2-byte cache; a mix
     still unmodelled (int4 weights with an int8 cache) is listed, not guessed."""
     from infersim.validation.data.published import dtype_code
-    from infersim.validation.rows import DTYPES
 
     assert dtype_code({"weights_dtype": "fp4", "kv_dtype": "bf16"}) == "fp4kv16"
     assert DTYPES["fp4kv16"] == ("fp4", "fp4", "bf16") and DTYPES["fp4"] == ("fp4", "fp4", "fp8")
