@@ -12,6 +12,7 @@ from infersim.hardware_presets import HW_PRESETS
 from infersim.runtime import BOUNDS, RUNTIMES
 from infersim.specs.efficiency import EFF_BOUNDS, TABLE_OF
 from infersim.validation.bands import band_table, calibrated_quantile, row_regime
+from infersim.validation.data import published
 from infersim.validation.fit import PARAMS, hardware_for, runtime_for, stored_params
 from infersim.validation.rows import DTYPES, predict
 from infersim.validation.validate import MEASUREMENTS, SOURCES, exclusion, harness, run_validation, runtime_of
@@ -148,7 +149,6 @@ def test_published_lines_are_measurements_or_say_why():
     """Every line of validation/data/published.jsonl is a scored-or-excluded Measurement, or is
     listed with the reason infersim cannot express it; a total (input + output) rate is
     compared as output tokens/s = total · osl / (isl + osl)."""
-    from infersim.validation.data import published
     from infersim.validation.validate import NOT_EXPRESSED
 
     lines = published.read()
@@ -165,11 +165,9 @@ def test_fp4_weights_with_a_16_bit_kv_cache_are_expressed():
     """NVFP4 weights beside a bf16 KV cache (TensorRT-LLM's DeepSeek-R1 at concurrency 3072,
     torchao's NVFP4 Llama on vLLM) are a dtype mix of their own: fp4 GEMMs, a 2-byte cache; a mix
     still unmodelled (int4 weights with an int8 cache) is listed, not guessed."""
-    from infersim.validation.data.published import dtype_code
-
-    assert dtype_code({"weights_dtype": "fp4", "kv_dtype": "bf16"}) == "fp4kv16"
+    assert published.dtype_code({"weights_dtype": "fp4", "kv_dtype": "bf16"}) == "fp4kv16"
     assert DTYPES["fp4kv16"] == ("fp4", "fp4", "bf16") and DTYPES["fp4"] == ("fp4", "fp4", "fp8")
-    assert dtype_code({"weights_dtype": "int4", "kv_dtype": "int8"}) is None
+    assert published.dtype_code({"weights_dtype": "int4", "kv_dtype": "int8"}) is None
     rows = {r.dtypes: r for r in MEASUREMENTS if r.source == "trtllm_blog_dsr1_bestperf" and r.hw == "B200 x8"}
     assert rows["fp4kv16"].batch == 3072 and not exclusion(rows["fp4kv16"])
 
@@ -186,8 +184,6 @@ def test_engine_versions_map_to_their_era(engine, profile):
     """vLLM's V0 engine (< 0.8) and SGLang before 0.4.5 run the Triton fused-MoE kernels, vLLM
     0.8-0.13 schedules synchronously: a row is mapped to its era's profile by the version its
     engine string states, else to the current one."""
-    from infersim.validation.data import published
-
     assert published.runtime_of_engine(engine) == profile
 
 
