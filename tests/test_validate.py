@@ -169,7 +169,25 @@ def test_fp4_weights_with_a_16_bit_kv_cache_are_expressed():
     assert DTYPES["fp4kv16"] == ("fp4", "fp4", "bf16") and DTYPES["fp4"] == ("fp4", "fp4", "fp8")
     assert published.dtype_code({"weights_dtype": "int4", "kv_dtype": "int8"}) is None
     rows = {r.dtypes: r for r in MEASUREMENTS if r.source == "trtllm_blog_dsr1_bestperf" and r.hw == "B200 x8"}
-    assert rows["fp4kv16"].batch == 3072 and not exclusion(rows["fp4kv16"])
+    assert rows["fp4ffnkv16"].batch == 3072 and not exclusion(rows["fp4ffnkv16"])
+
+
+def test_deepseek_nvfp4_checkpoints_keep_bf16_attention_projections():
+    """NVIDIA's DeepSeek-R1-FP4 / R1-0528-FP4 quantise only the FFN and MoE layers (their
+    hf_quant_config excludes every self_attn): the blog's B200 rows run the attention projections
+    as bf16 GEMMs (weights bf16, activations fp4: the wider operand), the experts on fp4 tensor
+    cores, and the 896-per-rank run at its measured 1,042-token mean input."""
+    assert published.dtype_code({"weights_dtype": "fp4", "kv_dtype": "fp8", "attn_weights_dtype": "bf16"}) == "fp4ffn"
+    assert published.dtype_code({"weights_dtype": "fp4", "kv_dtype": "bf16", "attn_weights_dtype": "bf16"}) == "fp4ffnkv16"
+    rows = {r.dtypes: r for r in MEASUREMENTS if r.source == "trtllm_blog_dsr1_bestperf" and r.hw == "B200 x8"}
+    assert set(rows) == {"fp4ffn", "fp4ffnkv16"}
+    m = rows["fp4ffn"].model_spec
+    assert (m.attn_proj_gemm_dtype, m.expert_gemm_dtype, m.kv_dtype) == ("bf16", "fp4", "fp8")
+    assert rows["fp4ffn"].isl == 1042 and rows["fp4ffnkv16"].isl == 1024
+    # bf16 projections hold 2 / 0.5625 the NVFP4 bytes (4 bits + an fp8 scale per 16): the
+    # attention every DP rank replicates weighs 3.6x more
+    fp4 = rows["fp4ffn"].model_spec.with_dtypes(attn="fp4")
+    assert m.bytes_breakdown()["attention"] == pytest.approx(2 / 0.5625 * fp4.bytes_breakdown()["attention"])
 
 
 @pytest.mark.parametrize("engine, profile", [

@@ -317,6 +317,20 @@ KNOWN_GAPS: tuple[str, ...] = (
     "ROCm builds as runtimes of their own again (GEMM and attention qualities fitted on the AMD rows: "
     "0.66, 0.71): `cdna3.compute_fp8` and `blackwell.ridge_overlap` come off (0.70, 0.04), "
     "`vllm.seq_ns` goes to 0, LOSO 9.35% (AMD rows 10.2%).",
+    "DeepSeek-R1's NVFP4 checkpoints (2026-12). NVIDIA's DeepSeek-R1-FP4 and R1-0528-FP4 quantise only "
+    "the FFN and MoE layers: their attention projections stay bf16 (`hf_quant_config.json` excludes "
+    "every `self_attn`; the -v2 checkpoints 'additionally quantize the wo module'; TensorRT-LLM's recipe "
+    "gives 'Attention Modules: bf16'). The blog's two B200 runs had run those projections at the NVFP4 "
+    "rate, four times bf16; encoded as they are (dtype codes `fp4ffn`, `fp4ffnkv16`), and the 896-per-"
+    "rank run at its measured 1,042-token mean input, `blackwell.ridge_overlap` comes off 0 (0.22), "
+    "LOSO 8.72% -> 8.69%, the blog's source 22.9% -> 7.0% held out (the 896 run +43.6% -> +22.7%, "
+    "the 384 run +22.9% -> +6.1%). B200 rows 5.8% -> 8.0% held out: TensorRT-LLM 1.0's Blackwell "
+    "table (its Qwen3-30B-A3B rows +34%..+77% on B200, its source +0.4% -> +8.9% signed) is no longer "
+    "slowed by the too-fast DeepSeek rows that shared its parameters. `blackwell.attn_compute` stays "
+    "on its floor, pulled by the 896 run (+10% in-sample at the floor, +16% at 0.6 of its prior) "
+    "and by torchao's B200 4096-token prefill rows through vLLM 0.13 (+26%/+28% in-sample with "
+    "NVFP4/fp8 weights, +6% in bf16; the same table's H100 prefill rows within 16%); FP8 KV in our step gains 6.5% at "
+    "the 384 run's batch, as the TensorRT-LLM blog measured (6%), so the cache's dtype is not it.",
     "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
     "rows have no preset yet (listed above as not expressed).",
     "TTFT under load in continuous-batching engines: rows whose concurrency exceeds the KV capacity "

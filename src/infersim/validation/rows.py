@@ -39,8 +39,11 @@ DTYPES = {"16": ("bf16", "bf16", "bf16"), "fp8": ("fp8", "fp8", "fp8"), "int8wo"
           "fp8kv16": ("fp8", "fp8", "bf16"), "fp4": ("fp4", "fp4", "fp8"), "fp4kv16": ("fp4", "fp4", "bf16"),
           "int4kv8": ("int4", "bf16", "fp8")}
 #: codes whose attention projections keep another dtype than the other weights: code → (the code
-#: of the other dtypes, the attention projections' dtype) (FFN-only fp8: Meta's Llama 3.1 405B FP8)
-ATTN_CODES = {"fp8ffn": ("fp8kv16", "bf16")}
+#: of the other dtypes, the attention projections' dtype). FFN-only fp8: Meta's Llama 3.1 405B FP8.
+#: FFN-only NVFP4: NVIDIA's DeepSeek-R1-FP4 and R1-0528-FP4 leave every ``self_attn`` module in
+#: bf16 (their ``hf_quant_config.json`` excludes them; the "-v2" checkpoints "additionally quantize
+#: the wo module"), as TensorRT-LLM's DeepSeek-R1 recipe states ("64x Attention Modules: bf16")
+ATTN_CODES = {"fp8ffn": ("fp8kv16", "bf16"), "fp4ffn": ("fp4", "bf16"), "fp4ffnkv16": ("fp4kv16", "bf16")}
 DTYPES.update({code: DTYPES[base] for code, (base, _) in ATTN_CODES.items()})
 
 
