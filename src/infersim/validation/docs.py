@@ -330,7 +330,13 @@ KNOWN_GAPS: tuple[str, ...] = (
     "on its floor, pulled by the 896 run (+10% in-sample at the floor, +16% at 0.6 of its prior) "
     "and by torchao's B200 4096-token prefill rows through vLLM 0.13 (+26%/+28% in-sample with "
     "NVFP4/fp8 weights, +6% in bf16; the same table's H100 prefill rows within 16%); FP8 KV in our step gains 6.5% at "
-    "the 384 run's batch, as the TensorRT-LLM blog measured (6%), so the cache's dtype is not it.",
+    "the 384 run's batch, as the TensorRT-LLM blog measured (6%), so the cache's dtype is not it. "
+    "Tried, not adopted: B200's flash-attention maximum treated as the estimate it is (vendor claims; "
+    "its multiplier then spans the physical range) fits 0.46 of its prior, inside, but LOSO 8.90% "
+    "(TensorRT-LLM 1.0's Blackwell table 10.1% -> 13.3% held out); a GEMM quality of its own for "
+    "torchao's quantised checkpoints in vLLM fits 0.75 and leaves the maximum on its floor. "
+    "NVIDIA's Qwen3-30B-A3B NVFP4 checkpoint does quantise its attention (its `hf_quant_config.json` "
+    "excludes only the routers and the LM head) and caches KV in fp8, as those rows are encoded.",
     "PCIe and consumer parts: L40S and GH200 rows are scored; RTX PRO 6000, RTX 3090, GB300 and DGX Spark "
     "rows have no preset yet (listed above as not expressed).",
     "TTFT under load in continuous-batching engines: rows whose concurrency exceeds the KV capacity "
