@@ -177,8 +177,8 @@ def test_deepseek_nvfp4_checkpoints_keep_bf16_attention_projections():
     hf_quant_config excludes every self_attn): the blog's B200 rows run the attention projections
     as bf16 GEMMs (weights bf16, activations fp4: the wider operand), the experts on fp4 tensor
     cores, and the 896-per-rank run at its measured 1,042-token mean input."""
-    assert published.dtype_code({"weights_dtype": "fp4", "kv_dtype": "fp8", "attn_weights_dtype": "bf16"}) == "fp4ffn"
-    assert published.dtype_code({"weights_dtype": "fp4", "kv_dtype": "bf16", "attn_weights_dtype": "bf16"}) == "fp4ffnkv16"
+    for kv, code in (("fp8", "fp4ffn"), ("bf16", "fp4ffnkv16")):
+        assert published.dtype_code({"weights_dtype": "fp4", "kv_dtype": kv, "attn_weights_dtype": "bf16"}) == code
     rows = {r.dtypes: r for r in MEASUREMENTS if r.source == "trtllm_blog_dsr1_bestperf" and r.hw == "B200 x8"}
     assert set(rows) == {"fp4ffn", "fp4ffnkv16"}
     m = rows["fp4ffn"].model_spec
